@@ -1,0 +1,49 @@
+"""Every environment variable ozfft reads, in one place.
+
+=====================  ==============================================================
+``OZFFT_ENGINE``       force an engine for ``ozfft check`` and friends: ``numpy`` or
+                       ``cuda`` (default: the best one present)
+``OZFFT_CACHE_DIR``    where compiled kernels are cached (default
+                       ``$XDG_CACHE_HOME/ozfft`` or ``~/.cache/ozfft``)
+``OZFFT_LOG_LEVEL``    level of the ``ozfft`` logger (``DEBUG``, ``INFO``, ...)
+``OZFFT_CHUNK``        outputs per Phase-B chunk on the NumPy engine (default 65536)
+=====================  ==============================================================
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+__all__ = ["cache_dir", "forced_engine", "log_level", "phase_b_chunk"]
+
+
+def forced_engine() -> str | None:
+    """Engine name from ``OZFFT_ENGINE`` or ``None``."""
+    value = os.environ.get("OZFFT_ENGINE", "").strip().lower()
+    if value and value not in ("numpy", "cuda"):
+        raise ValueError(f"OZFFT_ENGINE must be 'numpy' or 'cuda', not {value!r}")
+    return value or None
+
+
+def cache_dir() -> Path:
+    """Directory of the on-disk kernel cache."""
+    explicit = os.environ.get("OZFFT_CACHE_DIR")
+    if explicit:
+        return Path(explicit).expanduser()
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "ozfft"
+
+
+def log_level() -> str | None:
+    """Level name for the ``ozfft`` logger, if set."""
+    value = os.environ.get("OZFFT_LOG_LEVEL")
+    return value.upper() if value else None
+
+
+def phase_b_chunk() -> int:
+    """Outputs reconstructed per chunk by the NumPy engine's Phase B."""
+    value = int(os.environ.get("OZFFT_CHUNK", "65536"))
+    if value < 1:
+        raise ValueError(f"OZFFT_CHUNK must be a positive integer, not {value}")
+    return value

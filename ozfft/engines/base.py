@@ -1,0 +1,91 @@
+"""The engine interface: the four stages of an Ozaki-II product.
+
+An engine owns one array library (numpy, cupy) and implements each stage of the
+scheme on it. Operands arrive "row-major over k": ``A`` as ``(..., m, k)`` and ``B``
+transposed as ``Bt = (..., n, k)``, so one code path scales rows of both. The
+engine-independent driver (:mod:`ozfft.ozaki.pipeline`) turns the statistics into
+shifts with the integer rules of :mod:`ozfft.ozaki.scaling` and calls the stages in
+order. Two engines given the same input must return bit-identical results.
+"""
+
+from __future__ import annotations
+
+import abc
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+from ..ozaki.moduli import ModuliSet
+
+__all__ = ["Engine", "ResidueStack", "RowStats"]
+
+
+@dataclass(frozen=True)
+class RowStats:
+    """Integer statistics of the rows of an operand (shape ``(..., rows)``).
+
+    max_exp: ``E``, the largest frexp exponent in the row (``ZERO_ROW_EXP`` if all zero).
+    sumsq: fixed-point upper bound ``S`` of the row's squared 2-norm (fast mode only).
+    """
+
+    max_exp: Any
+    sumsq: Any | None
+
+
+@dataclass(frozen=True)
+class ResidueStack:
+    """Residues of one operand for every modulus.
+
+    planes: ``(N, ..., rows, k)`` for a real operand, ``(N, 2, ..., rows, k)`` (real and
+    imaginary parts) for a complex one; INT8-range values in the engine's storage type.
+    """
+
+    planes: Any
+    is_complex: bool
+
+
+class Engine(abc.ABC):
+    """One implementation of the Ozaki-II stages on one array library."""
+
+    name: ClassVar[str]
+
+    @property
+    @abc.abstractmethod
+    def xp(self) -> Any:
+        """The array module (numpy or cupy)."""
+
+    # -- stage 1: scaling ------------------------------------------------------------
+    @abc.abstractmethod
+    def row_stats(self, x: Any, operand: str, *, need_sumsq: bool) -> RowStats:
+        """Exponent statistics of the rows of ``x``; raises NonFiniteInputError."""
+
+    @abc.abstractmethod
+    def bound_operand(self, x: Any, max_exp: Any, bound_bits: int) -> Any:
+        """Accurate mode: small integers ``ceil(2**(g-E)|x|)`` (complex: sum of parts)."""
+
+    @abc.abstractmethod
+    def bound_product(self, abar: Any, btbar: Any) -> Any:
+        """Accurate mode: exact ``Abar @ Btbar^T`` (entries < 2**12 k)."""
+
+    # -- stage 2: residues -----------------------------------------------------------
+    @abc.abstractmethod
+    def residues(self, x: Any, shift: Any, moduli: ModuliSet) -> ResidueStack:
+        """Symmetric residues of ``trunc(2**shift x)`` for every modulus (exact)."""
+
+    # -- stage 3: Phase A ------------------------------------------------------------
+    @abc.abstractmethod
+    def modular_products(
+        self,
+        ra: ResidueStack,
+        rbt: ResidueStack,
+        moduli: ModuliSet,
+        *,
+        complex_method: str = "karatsuba",
+    ) -> Any:
+        """``u_i = (A'_i Bt'_i^T) mod p_i`` in ``[0, p_i)`` for every modulus."""
+
+    # -- stage 4: Phase B ------------------------------------------------------------
+    @abc.abstractmethod
+    def reconstruct(
+        self, u: Any, shift_a: Any, shift_b: Any, moduli: ModuliSet, out_dtype: Any
+    ) -> Any:
+        """Exact CRT (Kulisch) reconstruction, one correct rounding, inverse scaling."""

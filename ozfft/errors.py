@@ -1,0 +1,60 @@
+"""Exceptions raised by ozfft.
+
+Every error subclasses :class:`OzfftError` *and* the builtin a numpy user would
+expect (``ValueError`` for bad values, ``TypeError`` for bad dtypes, ...), so
+``except ValueError`` keeps working.
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "DeviceMemoryError",
+    "DeviceUnavailableError",
+    "NonFiniteInputError",
+    "OzfftError",
+    "UnsupportedDTypeError",
+]
+
+
+class OzfftError(Exception):
+    """Base class of every error ozfft raises on purpose."""
+
+
+class NonFiniteInputError(OzfftError, ValueError):
+    """An operand holds NaN or Inf, which the integer scheme cannot represent."""
+
+    def __init__(self, operand: str, count: int, kind: str = "NaN or Inf") -> None:
+        self.operand = operand
+        self.count = count
+        super().__init__(
+            f"operand {operand!r} contains {count} non-finite value(s) ({kind}); "
+            "the Ozaki scheme works on finite numbers only"
+        )
+
+
+class UnsupportedDTypeError(OzfftError, TypeError):
+    """An operand has a dtype ozfft does not compute in."""
+
+    def __init__(self, operand: str, dtype: object, supported: str) -> None:
+        self.operand = operand
+        self.dtype = dtype
+        super().__init__(
+            f"operand {operand!r} has unsupported dtype {dtype}; supported: {supported}"
+        )
+
+
+class DeviceUnavailableError(OzfftError, RuntimeError):
+    """The CUDA engine was asked for but cupy / cuda-python / a GPU is missing."""
+
+
+class DeviceMemoryError(OzfftError, MemoryError):
+    """The GPU could not provide the workspace an operation needs."""
+
+    def __init__(self, what: str, needed_bytes: int, free_bytes: int | None = None) -> None:
+        self.needed_bytes = needed_bytes
+        self.free_bytes = free_bytes
+        free = "" if free_bytes is None else f", {free_bytes / 2**30:.2f} GiB free"
+        super().__init__(
+            f"{what} needs {needed_bytes} bytes ({needed_bytes / 2**30:.2f} GiB) of GPU "
+            f"memory{free}; use smaller operands or free device memory"
+        )

@@ -1,0 +1,125 @@
+"""The INT8 moduli table and every constant derived from it, from Python integers.
+
+For ``N`` moduli ``p_1..p_N`` (pairwise coprime, ``|residue| <= 128`` fits INT8):
+
+* ``P = prod p_i``, ``L = floor(log2 P)`` (``P`` is never a power of two for N >= 2);
+* ``q_i = (P/p_i)^-1 mod p_i`` and the CRT weights ``W_i = (P/p_i) q_i`` so that
+  ``x = sum_i W_i u_i  (mod P)`` for ``u_i = x mod p_i``;
+* the weights and ``P`` as little-endian limbs, for the exact Kulisch sum in Phase B.
+
+Nothing here is typed in by hand except the table of moduli itself, which is the
+greedy pairwise-coprime sequence of DESIGN §4 and is re-checked on import.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from functools import cache
+
+import numpy as np
+
+__all__ = [
+    "INT8_MODULI",
+    "MAX_MODULI",
+    "MIN_MODULI",
+    "ModuliSet",
+    "int_to_limbs",
+    "limbs_to_int",
+    "moduli_set",
+]
+
+#: Greedy pairwise-coprime INT8 moduli, largest first (DESIGN §4, seed 001 §4.1).
+INT8_MODULI: tuple[int, ...] = (
+    256, 255, 253, 251, 247, 241, 239, 233, 229, 227,
+    223, 217, 211, 199, 197, 193, 191, 181, 179, 173,
+)
+MIN_MODULI = 2
+MAX_MODULI = len(INT8_MODULI)
+
+
+def _check_table() -> None:
+    for i, p in enumerate(INT8_MODULI):
+        if not 2 <= p <= 256:
+            raise AssertionError(f"modulus {p} does not give INT8 symmetric residues")
+        for q in INT8_MODULI[:i]:
+            if math.gcd(p, q) != 1:
+                raise AssertionError(f"moduli {q} and {p} are not coprime")
+
+
+_check_table()
+
+
+def int_to_limbs(value: int, bits: int, count: int) -> list[int]:
+    """Little-endian base-``2**bits`` digits of a non-negative ``value``."""
+    if value < 0 or value >> (bits * count):
+        raise ValueError(f"{value} does not fit {count} limbs of {bits} bits")
+    mask = (1 << bits) - 1
+    return [(value >> (bits * i)) & mask for i in range(count)]
+
+
+def limbs_to_int(limbs, bits: int) -> int:
+    """Inverse of :func:`int_to_limbs` (limbs may be signed / unnormalized)."""
+    return sum(int(d) << (bits * i) for i, d in enumerate(limbs))
+
+
+@dataclass(frozen=True)
+class ModuliSet:
+    """The first ``count`` INT8 moduli and their exact CRT constants."""
+
+    count: int
+    moduli: tuple[int, ...] = field(init=False)
+    product: int = field(init=False)  #: P
+    weights: tuple[int, ...] = field(init=False)  #: W_i = (P/p_i) * q_i, 0 < W_i < P
+    limb_bits: int = 24
+    num_limbs: int = field(init=False)  #: limbs holding sum_i W_i u_i < N*256*P
+
+    def __post_init__(self) -> None:
+        if not MIN_MODULI <= self.count <= MAX_MODULI:
+            raise ValueError(
+                f"moduli must be between {MIN_MODULI} and {MAX_MODULI}, got {self.count}"
+            )
+        moduli = INT8_MODULI[: self.count]
+        product = math.prod(moduli)
+        weights = []
+        for p in moduli:
+            cofactor = product // p
+            q = pow(cofactor, -1, p)
+            weights.append(cofactor * q)
+        bound = self.count * 256 * product  # sum_i W_i u_i < N * 256 * P
+        num_limbs = -(-(bound.bit_length() + 1) // self.limb_bits)
+        object.__setattr__(self, "moduli", moduli)
+        object.__setattr__(self, "product", product)
+        object.__setattr__(self, "weights", tuple(weights))
+        object.__setattr__(self, "num_limbs", num_limbs)
+
+    @property
+    def log2_product(self) -> float:
+        """log2 P (bits of the CRT range)."""
+        return math.log2(self.product)
+
+    @property
+    def budget_bits(self) -> int:
+        """L = floor(log2 P); the scaling keeps 2*sum|a'||b'| <= 2**L < P."""
+        return self.product.bit_length() - 1
+
+    def weight_limbs(self) -> np.ndarray:
+        """``(num_limbs, count)`` int64 array: limb ``l`` of ``W_i`` at ``[l, i]``."""
+        cols = [int_to_limbs(w, self.limb_bits, self.num_limbs) for w in self.weights]
+        return np.array(cols, dtype=np.int64).T.copy()
+
+    def product_limbs(self) -> np.ndarray:
+        """``(num_limbs,)`` int64 limbs of ``P``."""
+        return np.array(int_to_limbs(self.product, self.limb_bits, self.num_limbs), np.int64)
+
+    def pow2_mod(self, max_exp: int) -> np.ndarray:
+        """``(count, max_exp + 1)`` table of ``2**e mod p_i`` (exact, small ints)."""
+        return np.array(
+            [[pow(2, e, p) for e in range(max_exp + 1)] for p in self.moduli], dtype=np.int64
+        )
+
+
+@cache
+def moduli_set(count: int) -> ModuliSet:
+    """Cached :class:`ModuliSet` for ``count`` moduli."""
+    return ModuliSet(count)

@@ -1,0 +1,79 @@
+"""Power-of-two scaling rules, decided by exact integer arithmetic.
+
+Row ``i`` of ``A`` (and, by transposition, column ``j`` of ``B``) is scaled by
+``2**sigma_i`` and truncated: ``a'_ih = trunc(2**sigma_i * a_ih)``. The shifts must
+guarantee the CRT uniqueness bound ``2 * sum_h |a'_ih| |b'_hj| < P``.
+
+All decisions are made from *integer* statistics of the rows (frexp exponents and
+integer upper bounds on mantissas), summed in integers, so they do not depend on
+summation order: every engine computes bit-identical shifts.
+
+Fast mode (Cauchy–Schwarz).  With ``a = f 2**e`` (``1/2 <= |f| < 1``),
+``c = ceil(128 |f|)`` and ``E = max_h e_h`` (the row's exponent):
+``a_h**2 <= c_h**2 2**(2 e_h - 14)``, so with the fixed-point integer
+``S = sum_h ceil(c_h**2 2**(2 (e_h - E) + F))`` we have
+``||a||_2**2 <= S 2**(2E - 14 - F)``. Choosing
+``sigma = floor((L - 1 + 14 + F - 2E - ceil_log2 S) / 2)`` gives
+``||a'||_2**2 <= 2**(L-1)``; the same for ``b`` gives
+``2 sum|a'||b'| <= 2 ||a'|| ||b'|| <= 2**L < P`` (``L = floor(log2 P)``).
+
+Accurate mode (an extra small integer GEMM, seed 001 §4.2).  With
+``abar_h = ceil(2**(g - E) |a_h|) <= 2**g`` (``g = 6`` real; complex uses ``g = 5``
+per part and sums the parts), ``sum_h |a_ih||b_hj| <= 2**(E_i - g) 2**(E_j - g) Cbar_ij``
+with ``Cbar = Abar Bbar`` exact. For ``r_i = max_j Cbar_ij`` and ``c_j = max_i Cbar_ij``,
+``alpha_i = floor((L - 1 - ceil_log2 r_i) / 2)`` and ``sigma_i = alpha_i - E_i + g`` give
+``2 * 2**(alpha_i + beta_j) Cbar_ij <= 2**L < P`` because ``Cbar_ij <= sqrt(r_i c_j)``.
+
+Complex operands use the complex 2-norm (fast) or ``|re| + |im|`` (accurate); the
+same shifts bound both ``Re`` and ``Im`` of the product.
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "BOUND_MANTISSA_BITS",
+    "FRACTION_BITS",
+    "ZERO_ROW_EXP",
+    "accurate_bound_bits",
+    "accurate_shift",
+    "ceil_log2",
+    "fast_shift",
+]
+
+#: ``c = ceil(|f| * 2**BOUND_MANTISSA_BITS)`` bounds each mantissa from above.
+BOUND_MANTISSA_BITS = 7
+#: fraction bits of the fixed-point sum of squares (each term rounds *up*).
+FRACTION_BITS = 16
+#: sentinel exponent of an all-zero row (its shift is irrelevant; we use 0).
+ZERO_ROW_EXP = -(1 << 20)
+
+
+def accurate_bound_bits(is_complex: bool) -> int:
+    """``g``: bits of the accurate-mode bound operand (entries <= 2**g <= 64, INT8-safe)."""
+    return 5 if is_complex else 6
+
+
+def ceil_log2(xp, v):
+    """Exact ``ceil(log2 v)`` of a positive int64 array (0 for v <= 1)."""
+    v = xp.maximum(v, 1) - 1  # ceil_log2(v) = bit_length(v - 1)
+    _, e = xp.frexp(v.astype(xp.float64))
+    e = e.astype(xp.int64)
+    # float64(v) may round up to the next power of two: correct exactly.
+    too_big = (e > 0) & ((v >> xp.maximum(e - 1, 0)) == 0)
+    return e - too_big.astype(xp.int64)
+
+
+def fast_shift(xp, max_exp, sumsq, budget_bits: int):
+    """Fast-mode row shifts ``sigma`` from the row exponent and fixed-point sum of squares."""
+    num = (budget_bits - 1 + 2 * BOUND_MANTISSA_BITS + FRACTION_BITS) - 2 * max_exp.astype(
+        xp.int64
+    ) - ceil_log2(xp, sumsq)
+    shift = num // 2  # floor division: floor for negatives too
+    return xp.where(sumsq > 0, shift, 0).astype(xp.int64)
+
+
+def accurate_shift(xp, max_exp, bound_max, budget_bits: int, bound_bits: int):
+    """Accurate-mode shifts from the row exponent and the row max of ``Cbar``."""
+    alpha = (budget_bits - 1 - ceil_log2(xp, bound_max.astype(xp.int64))) // 2
+    shift = alpha - max_exp.astype(xp.int64) + bound_bits
+    return xp.where(bound_max > 0, shift, 0).astype(xp.int64)
