@@ -31,9 +31,7 @@ class GemmOptions:
 
     def __post_init__(self) -> None:
         if self.precision not in PRECISIONS:
-            raise ValueError(
-                f"precision must be one of {PRECISIONS}, got {self.precision!r}"
-            )
+            raise ValueError(f"precision must be one of {PRECISIONS}, got {self.precision!r}")
         if self.mode not in MODES:
             raise ValueError(f"mode must be one of {MODES}, got {self.mode!r}")
         if self.moduli is not None:

@@ -82,9 +82,7 @@ def max_relative_error(approx: np.ndarray, exact: np.ndarray) -> float:
     approx = np.asarray(approx)
     worst = Fraction(0)
     for got, ref in zip(approx.reshape(-1).tolist(), exact.reshape(-1).tolist(), strict=True):
-        pairs = [(got.real, ref[0]), (got.imag, ref[1])] if isinstance(ref, tuple) else [
-            (got, ref)
-        ]
+        pairs = [(got.real, ref[0]), (got.imag, ref[1])] if isinstance(ref, tuple) else [(got, ref)]
         for g, r in pairs:
             err = abs(Fraction(g) - r)
             rel = err / abs(r) if r != 0 else err

@@ -28,8 +28,10 @@ def compute_shifts(engine: Engine, a: Any, bt: Any, num_moduli: int, mode: str):
     btbar = engine.bound_operand(bt, sb.max_exp, g)
     cbar = engine.bound_product(abar, btbar, g)  # (..., m, n)
     row_max = cbar.max(axis=-1) if cbar.shape[-1] else xp.zeros(cbar.shape[:-1], xp.int64)
-    col_max = cbar.max(axis=-2) if cbar.shape[-2] else xp.zeros(
-        cbar.shape[:-2] + cbar.shape[-1:], xp.int64
+    col_max = (
+        cbar.max(axis=-2)
+        if cbar.shape[-2]
+        else xp.zeros(cbar.shape[:-2] + cbar.shape[-1:], xp.int64)
     )
     return (
         accurate_shift(xp, sa.max_exp, row_max, budget, g),
@@ -54,7 +56,12 @@ def emulated_matmul(
     shift_a, shift_b = compute_shifts(engine, a, bt, num_moduli, mode)
     logger.debug(
         "ozaki-II %s: %s @ %s, %d moduli (log2 P = %.1f), mode %s",
-        engine.name, a.shape, b.shape, num_moduli, moduli.log2_product, mode,
+        engine.name,
+        a.shape,
+        b.shape,
+        num_moduli,
+        moduli.log2_product,
+        mode,
     )
     ra = engine.residues(a, shift_a, moduli)
     rbt = engine.residues(bt, shift_b, moduli)

@@ -65,9 +65,11 @@ def ceil_log2(xp, v):
 
 def fast_shift(xp, max_exp, sumsq, budget_bits: int):
     """Fast-mode row shifts ``sigma`` from the row exponent and fixed-point sum of squares."""
-    num = (budget_bits - 1 + 2 * BOUND_MANTISSA_BITS + FRACTION_BITS) - 2 * max_exp.astype(
-        xp.int64
-    ) - ceil_log2(xp, sumsq)
+    num = (
+        (budget_bits - 1 + 2 * BOUND_MANTISSA_BITS + FRACTION_BITS)
+        - 2 * max_exp.astype(xp.int64)
+        - ceil_log2(xp, sumsq)
+    )
     shift = num // 2  # floor division: floor for negatives too
     return xp.where(sumsq > 0, shift, 0).astype(xp.int64)
 

@@ -67,9 +67,7 @@ def modular_products(
 ) -> np.ndarray:
     """``(N, ..., m, n)`` uint8 residues of the product (``(N, 2, ...)`` for complex)."""
     if complex_method not in COMPLEX_METHODS:
-        raise ValueError(
-            f"complex_method must be one of {COMPLEX_METHODS}, got {complex_method!r}"
-        )
+        raise ValueError(f"complex_method must be one of {COMPLEX_METHODS}, got {complex_method!r}")
     if a.is_complex != bt.is_complex:
         raise ValueError("both residue stacks must be real or both complex")
     is_complex = a.is_complex
@@ -95,4 +93,3 @@ def modular_products(
             out = np.empty((moduli.count, *u.shape), np.uint8)
         out[i] = u
     return out
-

@@ -26,14 +26,20 @@ __all__ = ["FLOAT32", "FLOAT64", "FloatFormat", "kulisch_reconstruct", "round_li
 
 @dataclass(frozen=True)
 class FloatFormat:
-    """Binary floating-point target: ``prec`` significand bits, minimum normal exponent."""
+    """Binary floating-point target: significand bits and normal exponent range."""
 
     prec: int
     emin: int
+    emax: int
+
+    @property
+    def max_finite(self) -> float:
+        """Largest finite value of the format (as a float64)."""
+        return float(np.ldexp(2.0 - 2.0 ** (1 - self.prec), self.emax))
 
 
-FLOAT64 = FloatFormat(53, -1022)
-FLOAT32 = FloatFormat(24, -126)
+FLOAT64 = FloatFormat(53, -1022, 1023)
+FLOAT32 = FloatFormat(24, -126, 127)
 
 
 def _normalize(limbs: np.ndarray, bits: int) -> np.ndarray:
@@ -100,6 +106,7 @@ def round_limbs(mag: np.ndarray, shift: np.ndarray, bits: int, fmt: FloatFormat)
 
     with np.errstate(over="ignore"):
         value = np.ldexp(kept.astype(np.float64), (drop + shift).astype(np.int32))
+    value[value > fmt.max_finite] = np.inf  # overflow of a narrower format
     return np.where(any_nz, value, 0.0)
 
 

@@ -1,0 +1,32 @@
+"""Shared fixtures: an RNG seeded from the test id, and GPU skipping."""
+
+from __future__ import annotations
+
+import zlib
+
+import numpy as np
+import pytest
+
+
+@pytest.fixture
+def rng(request) -> np.random.Generator:
+    """A generator seeded from the test's node id (stable across runs and machines)."""
+    return np.random.default_rng(zlib.crc32(request.node.nodeid.encode()))
+
+
+def _gpu_available() -> bool:
+    try:
+        import cupy
+
+        return cupy.cuda.runtime.getDeviceCount() > 0
+    except Exception:
+        return False
+
+
+def pytest_collection_modifyitems(config, items):
+    if _gpu_available():
+        return
+    skip = pytest.mark.skip(reason="no CUDA GPU with cupy present")
+    for item in items:
+        if "gpu" in item.keywords:
+            item.add_marker(skip)

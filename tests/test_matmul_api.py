@@ -1,0 +1,162 @@
+"""ozfft.matmul follows numpy.matmul's semantics and raises clear, specific errors."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import ozfft
+from ozfft.reference import phi_matrix
+
+DTYPES = [np.float32, np.float64, np.complex64, np.complex128]
+
+
+def _ints(rng, shape, dtype):
+    x = rng.integers(-40, 41, shape).astype(np.float64)
+    if np.dtype(dtype).kind == "c":
+        x = x + 1j * rng.integers(-40, 41, shape)
+    return x.astype(dtype)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize(
+    "sa, sb",
+    [
+        ((4,), (4,)),
+        ((4,), (4, 3)),
+        ((5, 4), (4,)),
+        ((5, 4), (4, 3)),
+        ((2, 1, 5, 4), (3, 4, 2)),
+        ((3, 5, 4), (4, 2)),
+        ((1, 4), (4, 1)),
+    ],
+)
+def test_shapes_and_dtypes_follow_numpy(dtype, sa, sb, rng):
+    a = _ints(rng, sa, dtype)
+    b = _ints(rng, sb, dtype)
+    want = np.matmul(a, b)  # exact: small integers
+    got = ozfft.matmul(a, b)
+    assert got.shape == want.shape
+    assert got.dtype == want.dtype
+    np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize(
+    "da, db",
+    [
+        (np.float32, np.float64),
+        (np.float64, np.complex64),
+        (np.float32, np.complex64),
+        (np.complex64, np.complex128),
+    ],
+)
+def test_mixed_dtypes_promote_like_numpy(da, db, rng):
+    a = _ints(rng, (3, 4), da)
+    b = _ints(rng, (4, 2), db)
+    got = ozfft.matmul(a, b)
+    assert got.dtype == np.result_type(da, db)
+    np.testing.assert_array_equal(got, np.matmul(a, b))
+
+
+def test_batched_equals_slicewise(rng):
+    """Each slice of a broadcast batch is the 2-D product of its operands, bit for bit."""
+    a = phi_matrix(rng, (2, 1, 6, 9), 1.0)
+    b = phi_matrix(rng, (3, 9, 5), 1.0)
+    got = ozfft.matmul(a, b, mode="accurate")
+    assert got.shape == (2, 3, 6, 5)
+    for i in range(2):
+        for j in range(3):
+            np.testing.assert_array_equal(got[i, j], ozfft.matmul(a[i, 0], b[j], mode="accurate"))
+
+
+@pytest.mark.parametrize(
+    "shape_a, shape_b", [((0, 3), (3, 4)), ((2, 0), (0, 4)), ((0, 2, 3), (3, 1))]
+)
+def test_empty_operands(shape_a, shape_b):
+    a = np.ones(shape_a)
+    b = np.ones(shape_b)
+    got = ozfft.matmul(a, b)
+    np.testing.assert_array_equal(got, np.matmul(a, b))
+    assert got.shape == np.matmul(a, b).shape
+
+
+def test_lists_are_accepted():
+    np.testing.assert_array_equal(ozfft.matmul([[1.0, 2.0]], [[3.0], [4.0]]), [[11.0]])
+
+
+@pytest.mark.parametrize("operand", ["a", "b"])
+@pytest.mark.parametrize("bad, kind", [(np.nan, "NaN"), (np.inf, "Inf"), (-np.inf, "Inf")])
+def test_non_finite_input_names_operand(operand, bad, kind):
+    a = np.ones((3, 3))
+    b = np.ones((3, 3))
+    (a if operand == "a" else b)[1, 2] = bad
+    with pytest.raises(
+        ozfft.NonFiniteInputError,
+        match=f"operand '{operand}' contains 1 non-finite value\\(s\\) \\({kind}\\)",
+    ) as info:
+        ozfft.matmul(a, b)
+    assert isinstance(info.value, ValueError)
+    assert info.value.operand == operand
+
+
+def test_non_finite_complex_part():
+    a = np.ones((2, 2), np.complex128)
+    a[0, 0] = complex(1.0, np.nan)
+    with pytest.raises(ozfft.NonFiniteInputError, match=r"operand 'a'.*NaN"):
+        ozfft.matmul(a, a)
+
+
+def test_shape_mismatch_like_numpy():
+    with pytest.raises(
+        ValueError, match=r"mismatch in its core dimension 0.*size 4 is different from 3"
+    ):
+        ozfft.matmul(np.ones((2, 3)), np.ones((4, 2)))
+
+
+def test_unbroadcastable_batches():
+    with pytest.raises(ValueError, match="broadcast"):
+        ozfft.matmul(np.ones((2, 3, 3)), np.ones((4, 3, 3)))
+
+
+def test_zero_dimensional_operand():
+    with pytest.raises(ValueError, match="Input operand 1 does not have enough dimensions"):
+        ozfft.matmul(np.ones(3), np.float64(2.0))
+
+
+@pytest.mark.parametrize("dtype", [np.int64, np.float16, np.bool_, np.longdouble, object])
+def test_unsupported_dtype_is_named(dtype):
+    with pytest.raises(
+        ozfft.UnsupportedDTypeError, match=r"operand 'b' has unsupported dtype"
+    ) as info:
+        ozfft.matmul(np.ones((2, 2)), np.ones((2, 2), dtype=dtype))
+    assert isinstance(info.value, TypeError)
+    assert str(np.dtype(dtype)) in str(info.value)
+
+
+@pytest.mark.parametrize("moduli", [0, 1, 21, 100])
+def test_moduli_out_of_range(moduli):
+    with pytest.raises(ValueError, match=f"moduli must be between 2 and 20, got {moduli}"):
+        ozfft.matmul(np.ones((2, 2)), np.ones((2, 2)), moduli=moduli)
+
+
+@pytest.mark.parametrize("moduli", [16.0, "16", True])
+def test_moduli_wrong_type(moduli):
+    with pytest.raises(TypeError, match="moduli must be an int"):
+        ozfft.matmul(np.ones((2, 2)), np.ones((2, 2)), moduli=moduli)
+
+
+def test_bad_mode_and_precision():
+    with pytest.raises(
+        ValueError, match=r"mode must be one of \('fast', 'accurate'\), got 'exact'"
+    ):
+        ozfft.matmul(np.ones((2, 2)), np.ones((2, 2)), mode="exact")
+    with pytest.raises(
+        ValueError, match=r"precision must be one of \('fp64', 'fp32'\), got 'fp16'"
+    ):
+        ozfft.matmul(np.ones((2, 2)), np.ones((2, 2)), precision="fp16")
+
+
+def test_default_moduli_counts_are_documented():
+    assert ozfft.GemmOptions().num_moduli == 16
+    assert ozfft.GemmOptions(precision="fp32").num_moduli == 8
+    assert ozfft.GemmOptions(moduli=11).num_moduli == 11
