@@ -63,8 +63,8 @@ def main() -> None:
             b = phi_matrix(rng, (size, size), 0.5)
             n = ozfft.GemmOptions(mode=mode).num_moduli
             a @ b
-            native = best_of(lambda: [a @ b for _ in range(n)], args.repeats)
-            ours = best_of(lambda: ozfft.matmul(a, b, mode=mode), args.repeats)
+            native = best_of(lambda a=a, b=b, n=n: [a @ b for _ in range(n)], args.repeats)
+            ours = best_of(lambda a=a, b=b, m=mode: ozfft.matmul(a, b, mode=m), args.repeats)
             rec = {
                 "op": "dgemm",
                 "m": size,
