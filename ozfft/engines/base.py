@@ -44,7 +44,11 @@ class ResidueStack:
 
 
 class Engine(abc.ABC):
-    """One implementation of the Ozaki-II stages on one array library."""
+    """One implementation of the Ozaki-II stages on one array library.
+
+    Stages: 1 ``row_stats`` (+ ``bound_operand``/``bound_product`` in accurate mode),
+    2 ``residues``, 3+4 ``exact_product`` (Phase A and Phase B).
+    """
 
     name: ClassVar[str]
 
@@ -63,7 +67,7 @@ class Engine(abc.ABC):
         """Accurate mode: small integers ``ceil(2**(g-E)|x|)`` (complex: sum of parts)."""
 
     @abc.abstractmethod
-    def bound_product(self, abar: Any, btbar: Any) -> Any:
+    def bound_product(self, abar: Any, btbar: Any, bound_bits: int) -> Any:
         """Accurate mode: exact ``Abar @ Btbar^T`` (entries < 2**12 k)."""
 
     # -- stage 2: residues -----------------------------------------------------------
@@ -71,21 +75,23 @@ class Engine(abc.ABC):
     def residues(self, x: Any, shift: Any, moduli: ModuliSet) -> ResidueStack:
         """Symmetric residues of ``trunc(2**shift x)`` for every modulus (exact)."""
 
-    # -- stage 3: Phase A ------------------------------------------------------------
+    # -- stages 3+4: Phase A and Phase B -----------------------------------------------
     @abc.abstractmethod
-    def modular_products(
+    def exact_product(
         self,
         ra: ResidueStack,
         rbt: ResidueStack,
+        shift_a: Any,
+        shift_b: Any,
         moduli: ModuliSet,
+        out_dtype: Any,
         *,
         complex_method: str = "karatsuba",
     ) -> Any:
-        """``u_i = (A'_i Bt'_i^T) mod p_i`` in ``[0, p_i)`` for every modulus."""
+        """``2**-(sigma_i + tau_j) (A'Bt'^T)_ij`` rounded once to ``out_dtype``.
 
-    # -- stage 4: Phase B ------------------------------------------------------------
-    @abc.abstractmethod
-    def reconstruct(
-        self, u: Any, shift_a: Any, shift_b: Any, moduli: ModuliSet, out_dtype: Any
-    ) -> Any:
-        """Exact CRT (Kulisch) reconstruction, one correct rounding, inverse scaling."""
+        Phase A forms ``A'_i Bt'_i^T`` exactly per modulus (three products per modulus
+        for complex operands, by Karatsuba on residues; ``complex_method="4m"`` uses four);
+        Phase B rebuilds the integer by the CRT in exact multi-limb arithmetic and rounds.
+        Engines may interleave the two (the CUDA engine does, per block of columns).
+        """

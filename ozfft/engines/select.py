@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from functools import cache
 from typing import Any
 
 import numpy as np
@@ -32,11 +33,31 @@ def engine_for(*arrays: Any) -> Engine:
                 "operands mix cupy and host arrays; move them to one device first "
                 "(cupy.asarray / cupy.asnumpy)"
             )
-        raise TypeError(
-            "cupy arrays need ozfft's CUDA engine, which this version does not include; "
-            "pass numpy arrays (cupy.asnumpy) to use the exact NumPy engine"
-        )
+        return cuda_engine()
     return _NUMPY_ENGINE
+
+
+@cache
+def cuda_engine() -> Engine:
+    """The CUDA engine; raises :class:`DeviceUnavailableError` saying what is missing."""
+    try:
+        import cupy
+    except ImportError as exc:
+        raise DeviceUnavailableError(
+            "the CUDA engine needs cupy; install it with `pip install 'ozfft[cuda]'`"
+        ) from exc
+    try:
+        count = cupy.cuda.runtime.getDeviceCount()
+    except cupy.cuda.runtime.CUDARuntimeError as exc:
+        raise DeviceUnavailableError(f"no usable CUDA GPU: {exc}") from exc
+    if count < 1:
+        raise DeviceUnavailableError("no CUDA GPU is visible to cupy")
+    from .cuda.compiler import _require_cuda_core
+
+    _require_cuda_core()
+    from .cuda import CudaEngine
+
+    return CudaEngine()
 
 
 def _gpu_summary() -> str | None:
@@ -53,17 +74,27 @@ def _gpu_summary() -> str | None:
 
 
 def best_engine_name() -> str:
-    """The best engine this version can run here (honours ``OZFFT_ENGINE``)."""
+    """``"cuda"`` when a GPU, cupy and cuda-python are present, else ``"numpy"``.
+
+    ``OZFFT_ENGINE`` forces one; forcing ``cuda`` without a GPU raises
+    :class:`DeviceUnavailableError` saying what is missing.
+    """
     forced = config.forced_engine()
-    if forced == "cuda":
-        raise DeviceUnavailableError(
-            "OZFFT_ENGINE=cuda, but this version of ozfft has no CUDA engine yet"
-        )
-    return "numpy"
+    if forced == "numpy":
+        return "numpy"
+    try:
+        cuda_engine()
+    except DeviceUnavailableError:
+        if forced == "cuda":
+            raise
+        return "numpy"
+    return "cuda"
 
 
 def describe_engines() -> str:
     """One line: which engine runs and what hardware was seen."""
     gpu = _gpu_summary()
-    seen = f"GPU seen: {gpu}" if gpu else "no GPU seen"
-    return f"engine: {best_engine_name()} (exact reference engine); {seen}"
+    seen = f"GPU: {gpu}" if gpu else "no GPU seen"
+    name = best_engine_name()
+    what = "INT8 tensor cores via cuBLAS + NVRTC kernels" if name == "cuda" else "exact, CPU"
+    return f"engine: {name} ({what}); {seen}"

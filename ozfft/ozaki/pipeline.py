@@ -65,5 +65,6 @@ def emulated_matmul(
     )
     ra = engine.residues(a, shift_a, moduli)
     rbt = engine.residues(bt, shift_b, moduli)
-    u = engine.modular_products(ra, rbt, moduli, complex_method=complex_method)
-    return engine.reconstruct(u, shift_a, shift_b, moduli, out_dtype)
+    return engine.exact_product(
+        ra, rbt, shift_a, shift_b, moduli, out_dtype, complex_method=complex_method
+    )

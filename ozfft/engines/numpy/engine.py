@@ -36,6 +36,20 @@ class NumpyEngine(Engine):
     def residues(self, x: np.ndarray, shift: np.ndarray, moduli: ModuliSet) -> ResidueStack:
         return residues.residues(x, shift, moduli)
 
+    def exact_product(
+        self,
+        ra: ResidueStack,
+        rbt: ResidueStack,
+        shift_a: np.ndarray,
+        shift_b: np.ndarray,
+        moduli: ModuliSet,
+        out_dtype: Any,
+        *,
+        complex_method: str = "karatsuba",
+    ) -> np.ndarray:
+        u = self.modular_products(ra, rbt, moduli, complex_method=complex_method)
+        return self.reconstruct(u, shift_a, shift_b, moduli, out_dtype)
+
     def modular_products(
         self,
         ra: ResidueStack,
@@ -44,6 +58,7 @@ class NumpyEngine(Engine):
         *,
         complex_method: str = "karatsuba",
     ) -> np.ndarray:
+        """Phase A: ``(N, [2,] ..., m, n)`` uint8 residues ``u_i`` of the product."""
         return phase_a.modular_products(ra, rbt, moduli, complex_method=complex_method)
 
     def reconstruct(
@@ -54,6 +69,7 @@ class NumpyEngine(Engine):
         moduli: ModuliSet,
         out_dtype: Any,
     ) -> np.ndarray:
+        """Phase B: exact CRT reconstruction of ``u``, one rounding, inverse scaling."""
         out_dtype = np.dtype(out_dtype)
         is_complex = out_dtype.kind == "c"
         fmt = phase_b.FLOAT32 if out_dtype in (np.float32, np.complex64) else phase_b.FLOAT64

@@ -1,0 +1,171 @@
+// Shared device code of the Ozaki-II kernels: constants, exact residues, Kulisch
+// limb arithmetic and one correct rounding. Every constant comes from a macro that
+// ozfft generates from Python integers (ozfft/engines/cuda/constants.py).
+#pragma once
+
+typedef unsigned int oz_u32;
+typedef unsigned long long oz_u64;
+typedef long long oz_i64;
+
+#ifdef OZ_NUM_MODULI
+
+// p_i, 2**24 mod p_i, 2**48 mod p_i
+__constant__ int oz_moduli[OZ_NUM_MODULI] = {OZ_MODULI};
+__constant__ double oz_pow24[OZ_NUM_MODULI] = {OZ_POW24};
+__constant__ double oz_pow48[OZ_NUM_MODULI] = {OZ_POW48};
+
+// Symmetric residue of an integer-valued double |r| < 2**40: r - p*rint(r/p).
+// rint(r * fl(1/p)) is exact for such r (docs/numerics.md), so this is exact.
+__device__ __forceinline__ int oz_rmod(double r, int p) {
+    double q = rint(r * (1.0 / (double)p));
+    return (int)(r - q * (double)p);
+}
+
+// Residues of trunc(2**shift * x) for every modulus, from exact 24-bit digits.
+__device__ __forceinline__ void oz_digits(double x, int shift, double& d2, double& d1,
+                                          double& d0) {
+    double scaled = trunc(scalbn(x, shift));
+    d2 = trunc(scaled * 0x1p-48);
+    double rest = scaled - d2 * 0x1p48;
+    d1 = trunc(rest * 0x1p-24);
+    d0 = rest - d1 * 0x1p24;
+}
+
+__device__ __forceinline__ int oz_residue(double d2, double d1, double d0, int i) {
+    double r = d2 * oz_pow48[i] + d1 * oz_pow24[i] + d0;
+    return oz_rmod(r, oz_moduli[i]);
+}
+
+// t mod p in [0, p) for |t| < 2**52.
+__device__ __forceinline__ oz_u32 oz_mod_nonneg(oz_i64 t, int p) {
+    double q = floor((double)t * (1.0 / (double)p));
+    oz_i64 r = t - (oz_i64)q * p;
+    if (r < 0) r += p;
+    if (r >= p) r -= p;
+    return (oz_u32)r;
+}
+
+#ifdef OZ_LIMBS
+// CRT weights W_i and P as little-endian 32-bit limbs.
+__constant__ oz_u32 oz_weight_limbs[OZ_NUM_MODULI * OZ_LIMBS] = {OZ_WEIGHT_LIMBS};
+__constant__ oz_u32 oz_p_limbs[OZ_LIMBS] = {OZ_P_LIMBS};
+
+// sign of 2R + dir*P for normalized R (limbs 0..L-2 in [0, 2**32), top limb signed)
+__device__ __forceinline__ int oz_sign_2r_plus(const oz_i64 (&r)[OZ_LIMBS], int dir) {
+    oz_i64 carry = 0;
+    bool nonzero = false;
+#pragma unroll
+    for (int l = 0; l < OZ_LIMBS - 1; ++l) {
+        oz_i64 t = 2 * r[l] + dir * (oz_i64)oz_p_limbs[l] + carry;
+        nonzero |= (t & 0xffffffffLL) != 0;
+        carry = t >> 32;
+    }
+    oz_i64 top = 2 * r[OZ_LIMBS - 1] + dir * (oz_i64)oz_p_limbs[OZ_LIMBS - 1] + carry;
+    if (top < 0) return -1;
+    return (top > 0 || nonzero) ? 1 : 0;
+}
+
+__device__ __forceinline__ void oz_add_p(oz_i64 (&r)[OZ_LIMBS], int dir) {
+    oz_i64 carry = 0;
+#pragma unroll
+    for (int l = 0; l < OZ_LIMBS - 1; ++l) {
+        oz_i64 t = r[l] + dir * (oz_i64)oz_p_limbs[l] + carry;
+        r[l] = t & 0xffffffffLL;
+        carry = t >> 32;
+    }
+    r[OZ_LIMBS - 1] += dir * (oz_i64)oz_p_limbs[OZ_LIMBS - 1] + carry;
+}
+
+// Round mag * 2**shift (mag: non-negative 32-bit limbs) to the format (PREC, EMIN),
+// nearest-even; returns the rounded value as a double (exact for binary32 too).
+template <int PREC, int EMIN>
+__device__ __forceinline__ double oz_round(const oz_u32 (&mag)[OZ_LIMBS], int shift) {
+    int top = -1;
+#pragma unroll
+    for (int l = 0; l < OZ_LIMBS; ++l)
+        if (mag[l] != 0) top = l;
+    if (top < 0) return 0.0;
+    oz_u32 w2 = 0, w1 = 0, w0 = 0;
+    bool sticky = false;
+#pragma unroll
+    for (int l = 0; l < OZ_LIMBS; ++l) {
+        if (l == top) w2 = mag[l];
+        if (l == top - 1) w1 = mag[l];
+        if (l == top - 2) w0 = mag[l];
+        if (l < top - 2) sticky |= mag[l] != 0;
+    }
+    int lz = __clz(w2);
+    int bitlen = 32 * top + (32 - lz);
+    // hi: the top 64 bits of the 96-bit window (w2 w1 w0), left-aligned
+    oz_u64 hi = ((((oz_u64)w2) << 32) | w1) << lz;
+    if (lz) hi |= ((oz_u64)w0) >> (32 - lz);
+    sticky |= (oz_u32)(((oz_u64)w0) << lz) != 0;
+    int lead_exp = bitlen - 1 + shift;
+    int prec = lead_exp >= EMIN ? PREC : PREC - (EMIN - lead_exp);
+    if (prec < 0) return 0.0;
+    if (prec == 0) {  // below half the smallest subnormal unless exactly above half
+        bool above_half = sticky || (hi << 1) != 0;
+        return above_half ? scalbn(1.0, lead_exp + 1) : 0.0;
+    }
+    oz_u64 kept = hi >> (64 - prec);
+    oz_u64 round_bit = (hi >> (63 - prec)) & 1ULL;
+    bool st = sticky || (hi & ((1ULL << (63 - prec)) - 1ULL)) != 0;
+    kept += round_bit & ((oz_u64)st | (kept & 1ULL));
+    return scalbn((double)kept, lead_exp + 1 - prec);
+}
+
+// x = CRT integer of the residues u (|x| < P/2), times 2**shift, rounded once.
+template <int PREC, int EMIN, int EMAX>
+__device__ __forceinline__ double oz_crt_round(const oz_u32 (&u)[OZ_NUM_MODULI], int shift) {
+    oz_u64 acc[OZ_LIMBS];
+#pragma unroll
+    for (int l = 0; l < OZ_LIMBS; ++l) acc[l] = 0;
+#pragma unroll
+    for (int i = 0; i < OZ_NUM_MODULI; ++i) {
+#pragma unroll
+        for (int l = 0; l < OZ_LIMBS; ++l)
+            acc[l] += (oz_u64)oz_weight_limbs[i * OZ_LIMBS + l] * u[i];  // < N 2**40
+    }
+    oz_u32 x[OZ_LIMBS];
+    oz_u64 carry = 0;
+#pragma unroll
+    for (int l = 0; l < OZ_LIMBS; ++l) {
+        oz_u64 t = acc[l] + carry;
+        x[l] = (oz_u32)t;
+        carry = t >> 32;
+    }
+    double approx = 0.0;
+#pragma unroll
+    for (int l = OZ_LIMBS - 1; l >= 0; --l) approx = approx * 0x1p32 + (double)x[l];
+    oz_i64 q = (oz_i64)floor(approx * OZ_INV_P + 0.5);  // round(X/P), maybe off by one
+    oz_i64 r[OZ_LIMBS];
+    oz_i64 c = 0;
+#pragma unroll
+    for (int l = 0; l < OZ_LIMBS - 1; ++l) {
+        oz_i64 t = (oz_i64)x[l] - q * (oz_i64)oz_p_limbs[l] + c;
+        r[l] = t & 0xffffffffLL;
+        c = t >> 32;
+    }
+    r[OZ_LIMBS - 1] = (oz_i64)x[OZ_LIMBS - 1] - q * (oz_i64)oz_p_limbs[OZ_LIMBS - 1] + c;
+    // exact correction: the true x satisfies -P/2 < x < P/2
+    if (oz_sign_2r_plus(r, -1) > 0) {
+        oz_add_p(r, -1);
+    } else if (oz_sign_2r_plus(r, 1) < 0) {
+        oz_add_p(r, 1);
+    }
+    bool negative = r[OZ_LIMBS - 1] < 0;
+    oz_u32 mag[OZ_LIMBS];
+    oz_i64 b = 0;
+#pragma unroll
+    for (int l = 0; l < OZ_LIMBS; ++l) {
+        oz_i64 t = (negative ? -r[l] : r[l]) + b;
+        mag[l] = (oz_u32)(t & 0xffffffffLL);
+        b = t >> 32;
+    }
+    double v = oz_round<PREC, EMIN>(mag, shift);
+    // overflow of a narrower format (binary32); binary64 overflow is already inf
+    if (v > scalbn(2.0 - scalbn(1.0, 1 - PREC), EMAX)) v = INFINITY;
+    return negative ? -v : v;
+}
+#endif  // OZ_LIMBS
+#endif  // OZ_NUM_MODULI

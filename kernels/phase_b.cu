@@ -1,0 +1,79 @@
+// Stage 4 (Phase B): read the INT32 Phase-A planes of a block of output columns, reduce
+// mod p_i, rebuild the CRT integer in 32-bit limbs (Kulisch), round once, scale, store.
+// Planes are laid out [modulus][product][m][ldc]; the block's columns start at col0.
+#include "ozaki_common.cuh"
+
+#ifdef OZ_OUT_FLOAT
+typedef float oz_out_real;
+typedef float2 oz_out_complex;
+#define OZ_PREC 24
+#define OZ_EMIN -126
+#define OZ_EMAX 127
+#else
+typedef double oz_out_real;
+typedef double2 oz_out_complex;
+#define OZ_PREC 53
+#define OZ_EMIN -1022
+#define OZ_EMAX 1023
+#endif
+
+extern "C" __global__ void oz_reconstruct_real(const int* __restrict__ c, long long m,
+                                               long long nb, long long ldc,
+                                               const int* __restrict__ shift_a,
+                                               const int* __restrict__ shift_b,
+                                               oz_out_real* __restrict__ out,
+                                               long long ld_out) {
+    long long total = m * nb, plane = m * ldc;
+    for (long long idx = blockIdx.x * (long long)blockDim.x + threadIdx.x; idx < total;
+         idx += (long long)gridDim.x * blockDim.x) {
+        long long i = idx / nb, j = idx - i * nb;
+        long long off = i * ldc + j;
+        oz_u32 u[OZ_NUM_MODULI];
+#pragma unroll
+        for (int l = 0; l < OZ_NUM_MODULI; ++l)
+            u[l] = oz_mod_nonneg((oz_i64)c[l * plane + off], oz_moduli[l]);
+        int s = -(shift_a[i] + shift_b[j]);
+        out[i * ld_out + j] = (oz_out_real)oz_crt_round<OZ_PREC, OZ_EMIN, OZ_EMAX>(u, s);
+    }
+}
+
+// products per modulus: 3 (Karatsuba: Ar Br, Ai Bi, As Bs) or 4 (Ar Br, Ai Bi, Ar Bi, Ai Br)
+extern "C" __global__ void oz_reconstruct_complex(const int* __restrict__ c, long long m,
+                                                  long long nb, long long ldc, int nprod,
+                                                  const int* __restrict__ shift_a,
+                                                  const int* __restrict__ shift_b,
+                                                  oz_out_complex* __restrict__ out,
+                                                  long long ld_out) {
+    long long total = m * nb, plane = m * ldc;
+    for (long long idx = blockIdx.x * (long long)blockDim.x + threadIdx.x; idx < total;
+         idx += (long long)gridDim.x * blockDim.x) {
+        long long i = idx / nb, j = idx - i * nb;
+        long long off = i * ldc + j;
+        oz_u32 ure[OZ_NUM_MODULI], uim[OZ_NUM_MODULI];
+#pragma unroll
+        for (int l = 0; l < OZ_NUM_MODULI; ++l) {
+            const int* cl = c + (long long)l * nprod * plane + off;
+            oz_i64 t1 = cl[0], t2 = cl[plane], t3 = cl[2 * plane];
+            oz_i64 im = nprod == 3 ? t3 - t1 - t2 : t3 + (oz_i64)cl[3 * plane];
+            ure[l] = oz_mod_nonneg(t1 - t2, oz_moduli[l]);
+            uim[l] = oz_mod_nonneg(im, oz_moduli[l]);
+        }
+        int s = -(shift_a[i] + shift_b[j]);
+        oz_out_complex v;
+        v.x = (oz_out_real)oz_crt_round<OZ_PREC, OZ_EMIN, OZ_EMAX>(ure, s);
+        v.y = (oz_out_real)oz_crt_round<OZ_PREC, OZ_EMIN, OZ_EMAX>(uim, s);
+        out[i * ld_out + j] = v;
+    }
+}
+
+// k-blocking: acc = (acc + part) mod p for INT32 planes [modulus][product][m][ldc].
+extern "C" __global__ void oz_mod_accumulate(int* __restrict__ acc, const int* __restrict__ part,
+                                             long long per_modulus, int first) {
+    long long total = per_modulus * OZ_NUM_MODULI;
+    for (long long idx = blockIdx.x * (long long)blockDim.x + threadIdx.x; idx < total;
+         idx += (long long)gridDim.x * blockDim.x) {
+        int p = oz_moduli[idx / per_modulus];
+        oz_i64 prev = first ? 0 : acc[idx];
+        acc[idx] = (int)oz_mod_nonneg(prev + (oz_i64)part[idx], p);
+    }
+}

@@ -1,0 +1,243 @@
+"""The CUDA engine: the Ozaki-II stages as NVRTC kernels plus cuBLAS INT8 GEMMs.
+
+Stage 1 and 2 are kernels over K-major rows (``A`` and ``Bt = B^T``); Phase A is one
+cuBLAS ``gemmEx`` (INT8 x INT8 -> INT32, TN) per modulus and product; Phase B is a
+kernel that reads the INT32 planes of a block of output columns, reconstructs each
+entry exactly and writes the rounded result. Results equal the NumPy engine's bits.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..._logging import logger
+from ...errors import DeviceMemoryError, NonFiniteInputError
+from ...ozaki.moduli import ModuliSet
+from ..base import Engine, ResidueStack, RowStats
+from .compiler import get_function
+from .constants import moduli_macros, scaling_macros
+from .workspace import K_BLOCK, GemmWorkspace, pad_k, plan_workspace
+
+__all__ = ["CudaEngine"]
+
+_THREADS = 256
+_COMPLEX_PRODUCTS = {"karatsuba": 3, "4m": 4}
+#: (A plane, Bt plane) of each INT32 product; planes: 0 real, 1 imaginary, 2 sum
+_PRODUCT_PLANES = {1: ((0, 0),), 3: ((0, 0), (1, 1), (2, 2)), 4: ((0, 0), (1, 1), (0, 1), (1, 0))}
+
+
+def _grid(total: int) -> tuple[int]:
+    return (max(1, min(-(-total // _THREADS), 1 << 20)),)
+
+
+class CudaEngine(Engine):
+    """Ozaki-II stages on cupy arrays, INT8 tensor cores through cuBLAS."""
+
+    name = "cuda"
+
+    def __init__(self) -> None:
+        import cupy
+        from cupy_backends.cuda.libs import cublas
+
+        self._cp = cupy
+        self._cublas = cublas
+        self._one = np.array(1, dtype=np.int32)
+        self._zero = np.array(0, dtype=np.int32)
+
+    @property
+    def xp(self) -> Any:
+        return self._cp
+
+    # -- helpers -------------------------------------------------------------------
+    def _as_rows(self, x: Any):
+        """``x`` as a contiguous float64 array of rows: (rows, k * parts), parts, k."""
+        cp = self._cp
+        parts = 2 if cp.iscomplexobj(x) else 1
+        x = cp.ascontiguousarray(x)
+        k = x.shape[-1]
+        rows = int(np.prod(x.shape[:-1]))
+        flat = x.view(cp.float64).reshape(rows, k * parts)
+        return flat, rows, k, parts
+
+    def _alloc(self, what: str, shape, dtype, needed: int):
+        try:
+            return self._cp.empty(shape, dtype)
+        except self._cp.cuda.memory.OutOfMemoryError as exc:
+            raise DeviceMemoryError(what, needed, self._free_bytes()) from exc
+
+    def _free_bytes(self) -> int:
+        free, _ = self._cp.cuda.runtime.memGetInfo()
+        return int(free + self._cp.get_default_memory_pool().free_bytes())
+
+    def _gemm_s8(self, m: int, n: int, k: int, a_ptr: int, lda: int, b_ptr: int, ldb: int,
+                 c_ptr: int, ldc: int) -> None:
+        """Column-major ``C (m x n) = A^T B`` with A (k x m), B (k x n) INT8, C INT32."""
+        cublas = self._cublas
+        handle = self._cp.cuda.device.get_cublas_handle()
+        cublas.setStream(handle, self._cp.cuda.get_current_stream().ptr)
+        cublas.gemmEx(
+            handle, cublas.CUBLAS_OP_T, cublas.CUBLAS_OP_N, m, n, k,
+            self._one.ctypes.data, a_ptr, 3, lda, b_ptr, 3, ldb,
+            self._zero.ctypes.data, c_ptr, 10, ldc, cublas.CUBLAS_COMPUTE_32I, -1,
+        )
+
+    # -- stage 1 -------------------------------------------------------------------
+    def row_stats(self, x: Any, operand: str, *, need_sumsq: bool) -> RowStats:
+        cp = self._cp
+        flat, rows, k, parts = self._as_rows(x)
+        max_exp = cp.empty(rows, cp.int32)
+        sumsq = cp.zeros(rows, cp.int64)
+        counts = cp.zeros(2, cp.uint64)
+        if rows:
+            kernel = get_function("scaling.cu", "oz_row_stats", scaling_macros())
+            kernel((max(1, min(rows, 1 << 20)),), (_THREADS,),
+                   (flat, np.int64(rows), np.int64(k * parts), np.int32(need_sumsq),
+                    max_exp, sumsq, counts))
+        nans, infs = (int(v) for v in counts.get())
+        if nans or infs:
+            kinds = " and ".join(kind for kind, n in (("NaN", nans), ("Inf", infs)) if n)
+            raise NonFiniteInputError(operand, nans + infs, kinds)
+        shape = x.shape[:-1]
+        return RowStats(
+            max_exp.astype(cp.int64).reshape(shape),
+            sumsq.reshape(shape) if need_sumsq else None,
+        )
+
+    def bound_operand(self, x: Any, max_exp: Any, bound_bits: int) -> Any:
+        cp = self._cp
+        flat, rows, k, parts = self._as_rows(x)
+        kp = pad_k(k)
+        out = cp.empty((rows, kp), cp.int8)
+        kernel = get_function("scaling.cu", "oz_bound_operand", scaling_macros())
+        exps = cp.ascontiguousarray(max_exp.reshape(-1).astype(cp.int32))
+        kernel(_grid(rows * kp), (_THREADS,),
+               (flat, np.int64(rows), np.int64(k), np.int64(kp), np.int32(parts), exps,
+                np.int32(bound_bits), out))
+        return out.reshape(*x.shape[:-1], kp)
+
+    def bound_product(self, abar: Any, btbar: Any, bound_bits: int) -> Any:
+        """Exact ``Abar Btbar^T`` in int64 (INT8 GEMMs; k-blocks keep INT32 exact)."""
+        cp = self._cp
+        batch_shape = abar.shape[:-2]
+        m, kp = abar.shape[-2:]
+        n = btbar.shape[-2]
+        a3 = abar.reshape(-1, m, kp)
+        b3 = btbar.reshape(-1, n, kp)
+        block = max(16, ((2**31 - 1) // 4 ** bound_bits) // 16 * 16)  # 64*64*block < 2**31
+        out = cp.zeros((a3.shape[0], m, n), cp.int64)
+        tmp = cp.empty((m, n), cp.int32)
+        for b in range(a3.shape[0]):
+            for k0 in range(0, kp, block):
+                kk = min(block, kp - k0)
+                self._gemm_s8(n, m, kk, b3[b].data.ptr + k0, kp, a3[b].data.ptr + k0, kp,
+                              tmp.data.ptr, n)
+                out[b] += tmp
+        return out.reshape(*batch_shape, m, n)
+
+    # -- stage 2 -------------------------------------------------------------------
+    def residues(self, x: Any, shift: Any, moduli: ModuliSet) -> ResidueStack:
+        cp = self._cp
+        flat, rows, k, parts = self._as_rows(x)
+        kp = pad_k(k)
+        nplanes = 3 if parts == 2 else 1
+        needed = moduli.count * nplanes * rows * kp
+        planes = self._alloc("residue planes", (moduli.count, nplanes, rows, kp), cp.int8, needed)
+        kernel = get_function("residues.cu", "oz_residues", moduli_macros(moduli, with_limbs=False))
+        shifts = cp.ascontiguousarray(shift.reshape(-1).astype(cp.int32))
+        kernel(_grid(rows * kp), (_THREADS,),
+               (flat, np.int64(rows), np.int64(k), np.int64(kp), np.int32(parts), shifts, planes))
+        return ResidueStack(
+            planes.reshape(moduli.count, nplanes, *x.shape[:-1], kp), is_complex=parts == 2
+        )
+
+    # -- stages 3+4 ----------------------------------------------------------------
+    def plan(self, batch, m, n, k, moduli, is_complex, products, accurate, out_dtype,
+             budget=None) -> GemmWorkspace:
+        """Workspace of a product on this device (``budget``: bytes, default free/2)."""
+        if budget is None:
+            budget = self._free_bytes() // 2 + batch * (m + n) * pad_k(k) * moduli
+        return plan_workspace(
+            batch, m, n, k, moduli=moduli, is_complex=is_complex, products=products,
+            accurate=accurate, out_itemsize=np.dtype(out_dtype).itemsize, budget=budget,
+        )
+
+    def exact_product(
+        self,
+        ra: ResidueStack,
+        rbt: ResidueStack,
+        shift_a: Any,
+        shift_b: Any,
+        moduli: ModuliSet,
+        out_dtype: Any,
+        *,
+        complex_method: str = "karatsuba",
+    ) -> Any:
+        cp = self._cp
+        if ra.is_complex != rbt.is_complex:
+            raise ValueError("both residue stacks must be real or both complex")
+        if ra.is_complex and complex_method not in _COMPLEX_PRODUCTS:
+            raise ValueError(
+                f"complex_method must be one of {tuple(_COMPLEX_PRODUCTS)}, "
+                f"got {complex_method!r}"
+            )
+        products = _COMPLEX_PRODUCTS[complex_method] if ra.is_complex else 1
+        out_dtype = np.dtype(out_dtype)
+        count, _, *batch_shape, m, kp = ra.planes.shape
+        n = rbt.planes.shape[-2]
+        batch = int(np.prod(batch_shape)) if batch_shape else 1
+        pa = ra.planes.reshape(count, ra.planes.shape[1], batch, m, kp)
+        pb = rbt.planes.reshape(count, rbt.planes.shape[1], batch, n, kp)
+        sa = cp.ascontiguousarray(shift_a.reshape(batch, m).astype(cp.int32))
+        sb = cp.ascontiguousarray(shift_b.reshape(batch, n).astype(cp.int32))
+
+        ws = self.plan(batch, m, n, kp, count, ra.is_complex, products, False, out_dtype)
+        if ws.col_block == 0:
+            raise DeviceMemoryError(
+                f"an emulated {m}x{kp}x{n} product with {count} moduli", ws.total_bytes,
+                self._free_bytes(),
+            )
+        logger.debug("cuda product %s: column block %d of %d", (batch, m, n, kp), ws.col_block, n)
+        ldc = ws.ldc
+        cplanes = self._alloc("Phase-A planes", (count, products, m, ldc), cp.int32,
+                              ws.block_bytes)
+        kblocked = kp > K_BLOCK
+        part = self._alloc("Phase-A k-block planes", cplanes.shape, cp.int32,
+                           ws.block_bytes) if kblocked else None
+        out = cp.empty((batch, m, n), out_dtype)
+
+        macros = moduli_macros(moduli, with_limbs=True)
+        if out_dtype in (np.float32, np.complex64):
+            macros["OZ_OUT_FLOAT"] = "1"
+        name = "oz_reconstruct_complex" if ra.is_complex else "oz_reconstruct_real"
+        reconstruct = get_function("phase_b.cu", name, macros)
+        accumulate = get_function("phase_b.cu", "oz_mod_accumulate", macros) if kblocked else None
+        pairs = _PRODUCT_PLANES[products]
+
+        for b in range(batch):
+            for j0 in range(0, n, ws.col_block):
+                nb = min(ws.col_block, n - j0)
+                for k0 in range(0, kp, K_BLOCK):
+                    kk = min(K_BLOCK, kp - k0)
+                    target = part if kblocked else cplanes
+                    for i in range(count):
+                        for t, (ia, ib) in enumerate(pairs):
+                            self._gemm_s8(
+                                nb, m, kk,
+                                pb[i, ib, b, j0].data.ptr + k0, kp,
+                                pa[i, ia, b].data.ptr + k0, kp,
+                                target[i, t].data.ptr, ldc,
+                            )
+                    if kblocked:
+                        per_modulus = products * m * ldc
+                        accumulate(_grid(per_modulus * count), (_THREADS,),
+                                   (cplanes, part, np.int64(per_modulus), np.int32(k0 == 0)))
+                args = [cplanes, np.int64(m), np.int64(nb), np.int64(ldc)]
+                if ra.is_complex:
+                    args.append(np.int32(products))
+                out_ptr = out.data.ptr + (b * m * n + j0) * out.itemsize
+                sb_ptr = sb.data.ptr + (b * n + j0) * sb.itemsize
+                args += [sa[b], np.uint64(sb_ptr), np.uint64(out_ptr), np.int64(n)]
+                reconstruct(_grid(m * nb), (_THREADS,), tuple(args))
+        return out.reshape(*batch_shape, m, n)

@@ -1,0 +1,93 @@
+"""Workspace of a CUDA-engine product, computed before anything is allocated.
+
+Bytes: INT8 residue planes of both operands, the INT32 Phase-A planes of one block of
+output columns (``N * products * m * ldc * 4``), an extra block for k-blocking, the
+accurate-mode bound operands and product, and the output. The column block is the
+widest (a multiple of 256, at most ``n``) whose planes fit the budget; if even 256
+columns do not fit, the product cannot run and the error states the bytes needed.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+__all__ = ["K_BLOCK", "GemmWorkspace", "pad_k", "plan_workspace"]
+
+#: Phase-A k-block: |sum| <= k * 128 * 128 < 2**31 needs k < 2**17; we use 2**16.
+K_BLOCK = 1 << 16
+_COL_QUANTUM = 256
+
+
+def pad_k(k: int) -> int:
+    """Inner dimension padded to a multiple of 16 (INT8 tensor-core alignment)."""
+    return -(-k // 16) * 16
+
+
+def _pad4(n: int) -> int:
+    return -(-n // 4) * 4
+
+
+@dataclass(frozen=True)
+class GemmWorkspace:
+    """Sizes of one emulated product on the GPU."""
+
+    batch: int
+    m: int
+    n: int
+    kp: int
+    moduli: int
+    planes: int  #: residue planes per operand and modulus (1 real, 3 complex)
+    products: int  #: INT32 products per modulus (1 real, 3 Karatsuba, 4 four-product)
+    col_block: int  #: output columns per Phase-A/Phase-B block
+    residue_bytes: int
+    block_bytes: int  #: INT32 planes of one column block (doubled when k-blocking)
+    bound_bytes: int
+    out_bytes: int
+
+    @property
+    def ldc(self) -> int:
+        """Leading dimension of the INT32 planes (column block padded to 4)."""
+        return _pad4(self.col_block)
+
+    @property
+    def total_bytes(self) -> int:
+        return self.residue_bytes + self.block_bytes + self.bound_bytes + self.out_bytes
+
+
+def plan_workspace(
+    batch: int,
+    m: int,
+    n: int,
+    k: int,
+    *,
+    moduli: int,
+    is_complex: bool,
+    products: int,
+    accurate: bool,
+    out_itemsize: int,
+    budget: int,
+) -> GemmWorkspace:
+    """Choose the column block under ``budget`` bytes; ``col_block = 0`` if impossible."""
+    kp = pad_k(k)
+    planes = 3 if is_complex else 1
+    residue_bytes = moduli * planes * batch * (m + n) * kp
+    bound_bytes = (batch * (m + n) * kp + batch * m * n * 8) if accurate else 0
+    out_bytes = batch * m * n * out_itemsize
+    kblocks = 2 if kp > K_BLOCK else 1
+
+    def block_bytes(cols: int) -> int:
+        return kblocks * moduli * products * m * _pad4(cols) * 4
+
+    fixed = residue_bytes + bound_bytes + out_bytes
+    col_block = n
+    if fixed + block_bytes(col_block) > budget:
+        spare = budget - fixed
+        per_col = block_bytes(_COL_QUANTUM) / _COL_QUANTUM
+        col_block = int(spare // per_col) // _COL_QUANTUM * _COL_QUANTUM if spare > 0 else 0
+        col_block = min(col_block, n)
+    return GemmWorkspace(
+        batch=batch, m=m, n=n, kp=kp, moduli=moduli, planes=planes, products=products,
+        col_block=col_block, residue_bytes=residue_bytes,
+        block_bytes=block_bytes(max(col_block, min(n, _COL_QUANTUM))),
+        bound_bytes=bound_bytes, out_bytes=out_bytes,
+    )
