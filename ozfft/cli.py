@@ -59,7 +59,28 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--fp32", action="store_true", help="also check SGEMM and CGEMM emulation")
     check.add_argument("--seed", type=int, default=0)
     check.set_defaults(func=_cmd_check)
+
+    bench = sub.add_parser("bench", help="benchmark campaigns against native libraries")
+    bench_sub = bench.add_subparsers(dest="campaign", required=True)
+    from .bench import gemm as bench_gemm
+
+    gemm = bench_sub.add_parser("gemm", help="emulated D/Z/S/C GEMM vs cuBLAS (needs a GPU)")
+    bench_gemm.add_arguments(gemm)
+    gemm.set_defaults(func=_cmd_bench_gemm)
     return parser
+
+
+def _cmd_bench_gemm(args: argparse.Namespace) -> int:
+    from .bench import gemm
+    from .engines.select import cuda_engine
+    from .errors import DeviceUnavailableError
+
+    try:
+        cuda_engine()
+    except DeviceUnavailableError as exc:
+        print(f"ozfft bench gemm: {exc}", file=sys.stderr)
+        return 2
+    return gemm.main(args)
 
 
 def main(argv: list[str] | None = None) -> int:

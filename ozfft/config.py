@@ -7,6 +7,9 @@
                        ``$XDG_CACHE_HOME/ozfft`` or ``~/.cache/ozfft``)
 ``OZFFT_LOG_LEVEL``    level of the ``ozfft`` logger (``DEBUG``, ``INFO``, ...)
 ``OZFFT_CHUNK``        outputs per Phase-B chunk on the NumPy engine (default 65536)
+``OZFFT_WORKSPACE``    cap, in bytes, on the CUDA engine's GEMM workspace (default:
+                       half the free device memory); smaller caps give narrower
+                       column blocks
 =====================  ==============================================================
 """
 
@@ -15,7 +18,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-__all__ = ["cache_dir", "forced_engine", "log_level", "phase_b_chunk"]
+__all__ = ["cache_dir", "forced_engine", "log_level", "phase_b_chunk", "workspace_limit"]
 
 
 def forced_engine() -> str | None:
@@ -47,3 +50,14 @@ def phase_b_chunk() -> int:
     if value < 1:
         raise ValueError(f"OZFFT_CHUNK must be a positive integer, not {value}")
     return value
+
+
+def workspace_limit() -> int | None:
+    """Byte cap on the CUDA engine's workspace from ``OZFFT_WORKSPACE``, or ``None``."""
+    value = os.environ.get("OZFFT_WORKSPACE")
+    if not value:
+        return None
+    limit = int(value)
+    if limit < 1:
+        raise ValueError(f"OZFFT_WORKSPACE must be a positive number of bytes, not {limit}")
+    return limit

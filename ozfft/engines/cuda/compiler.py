@@ -90,9 +90,7 @@ def _atomic_write(path: os.PathLike, data: bytes) -> None:
 def _compile(source: str, macros: dict[str, str], arch: str) -> bytes:
     program_cls, options_cls = _require_cuda_core()
     text = prologue(macros) + (kernel_dir() / source).read_text()
-    options = options_cls(
-        name=source, arch=arch, std=_STD, include_path=[str(kernel_dir())]
-    )
+    options = options_cls(name=source, arch=arch, std=_STD, include_path=[str(kernel_dir())])
     logger.info("compiling %s for %s with NVRTC %s", source, arch, nvrtc_version())
     program = program_cls(text, "c++", options=options)
     return bytes(program.compile("cubin").code)

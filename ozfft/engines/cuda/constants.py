@@ -38,9 +38,7 @@ def moduli_macros(moduli: ModuliSet, *, with_limbs: bool) -> dict[str, str]:
     if with_limbs:
         bound = moduli.count * 256 * moduli.product
         limbs = -(-(bound.bit_length() + 1) // LIMB_BITS)
-        weights = [
-            limb for w in moduli.weights for limb in int_to_limbs(w, LIMB_BITS, limbs)
-        ]
+        weights = [limb for w in moduli.weights for limb in int_to_limbs(w, LIMB_BITS, limbs)]
         macros |= {
             "OZ_LIMBS": str(limbs),
             "OZ_WEIGHT_LIMBS": _join(f"{w}u" for w in weights),

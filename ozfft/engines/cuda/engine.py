@@ -12,6 +12,7 @@ from typing import Any
 
 import numpy as np
 
+from ... import config
 from ..._logging import logger
 from ...errors import DeviceMemoryError, NonFiniteInputError
 from ...ozaki.moduli import ModuliSet
@@ -37,11 +38,15 @@ class CudaEngine(Engine):
 
     name = "cuda"
 
-    def __init__(self) -> None:
+    def __init__(self, *, profile: bool = False) -> None:
         import cupy
         from cupy_backends.cuda.libs import cublas
 
         self._cp = cupy
+        #: with ``profile=True``, milliseconds of Phase A and Phase B of the last product
+        self.profile = profile
+        self.phase_ms: dict[str, float] = {}
+        self._events: list = []
         self._cublas = cublas
         self._one = np.array(1, dtype=np.int32)
         self._zero = np.array(0, dtype=np.int32)
@@ -71,16 +76,42 @@ class CudaEngine(Engine):
         free, _ = self._cp.cuda.runtime.memGetInfo()
         return int(free + self._cp.get_default_memory_pool().free_bytes())
 
-    def _gemm_s8(self, m: int, n: int, k: int, a_ptr: int, lda: int, b_ptr: int, ldb: int,
-                 c_ptr: int, ldc: int) -> None:
+    def _gemm_s8(
+        self,
+        m: int,
+        n: int,
+        k: int,
+        a_ptr: int,
+        lda: int,
+        b_ptr: int,
+        ldb: int,
+        c_ptr: int,
+        ldc: int,
+    ) -> None:
         """Column-major ``C (m x n) = A^T B`` with A (k x m), B (k x n) INT8, C INT32."""
         cublas = self._cublas
         handle = self._cp.cuda.device.get_cublas_handle()
         cublas.setStream(handle, self._cp.cuda.get_current_stream().ptr)
         cublas.gemmEx(
-            handle, cublas.CUBLAS_OP_T, cublas.CUBLAS_OP_N, m, n, k,
-            self._one.ctypes.data, a_ptr, 3, lda, b_ptr, 3, ldb,
-            self._zero.ctypes.data, c_ptr, 10, ldc, cublas.CUBLAS_COMPUTE_32I, -1,
+            handle,
+            cublas.CUBLAS_OP_T,
+            cublas.CUBLAS_OP_N,
+            m,
+            n,
+            k,
+            self._one.ctypes.data,
+            a_ptr,
+            3,
+            lda,
+            b_ptr,
+            3,
+            ldb,
+            self._zero.ctypes.data,
+            c_ptr,
+            10,
+            ldc,
+            cublas.CUBLAS_COMPUTE_32I,
+            -1,
         )
 
     # -- stage 1 -------------------------------------------------------------------
@@ -92,9 +123,19 @@ class CudaEngine(Engine):
         counts = cp.zeros(2, cp.uint64)
         if rows:
             kernel = get_function("scaling.cu", "oz_row_stats", scaling_macros())
-            kernel((max(1, min(rows, 1 << 20)),), (_THREADS,),
-                   (flat, np.int64(rows), np.int64(k * parts), np.int32(need_sumsq),
-                    max_exp, sumsq, counts))
+            kernel(
+                (max(1, min(rows, 1 << 20)),),
+                (_THREADS,),
+                (
+                    flat,
+                    np.int64(rows),
+                    np.int64(k * parts),
+                    np.int32(need_sumsq),
+                    max_exp,
+                    sumsq,
+                    counts,
+                ),
+            )
         nans, infs = (int(v) for v in counts.get())
         if nans or infs:
             kinds = " and ".join(kind for kind, n in (("NaN", nans), ("Inf", infs)) if n)
@@ -112,9 +153,20 @@ class CudaEngine(Engine):
         out = cp.empty((rows, kp), cp.int8)
         kernel = get_function("scaling.cu", "oz_bound_operand", scaling_macros())
         exps = cp.ascontiguousarray(max_exp.reshape(-1).astype(cp.int32))
-        kernel(_grid(rows * kp), (_THREADS,),
-               (flat, np.int64(rows), np.int64(k), np.int64(kp), np.int32(parts), exps,
-                np.int32(bound_bits), out))
+        kernel(
+            _grid(rows * kp),
+            (_THREADS,),
+            (
+                flat,
+                np.int64(rows),
+                np.int64(k),
+                np.int64(kp),
+                np.int32(parts),
+                exps,
+                np.int32(bound_bits),
+                out,
+            ),
+        )
         return out.reshape(*x.shape[:-1], kp)
 
     def bound_product(self, abar: Any, btbar: Any, bound_bits: int) -> Any:
@@ -125,14 +177,15 @@ class CudaEngine(Engine):
         n = btbar.shape[-2]
         a3 = abar.reshape(-1, m, kp)
         b3 = btbar.reshape(-1, n, kp)
-        block = max(16, ((2**31 - 1) // 4 ** bound_bits) // 16 * 16)  # 64*64*block < 2**31
+        block = max(16, ((2**31 - 1) // 4**bound_bits) // 16 * 16)  # 64*64*block < 2**31
         out = cp.zeros((a3.shape[0], m, n), cp.int64)
         tmp = cp.empty((m, n), cp.int32)
         for b in range(a3.shape[0]):
             for k0 in range(0, kp, block):
                 kk = min(block, kp - k0)
-                self._gemm_s8(n, m, kk, b3[b].data.ptr + k0, kp, a3[b].data.ptr + k0, kp,
-                              tmp.data.ptr, n)
+                self._gemm_s8(
+                    n, m, kk, b3[b].data.ptr + k0, kp, a3[b].data.ptr + k0, kp, tmp.data.ptr, n
+                )
                 out[b] += tmp
         return out.reshape(*batch_shape, m, n)
 
@@ -146,21 +199,38 @@ class CudaEngine(Engine):
         planes = self._alloc("residue planes", (moduli.count, nplanes, rows, kp), cp.int8, needed)
         kernel = get_function("residues.cu", "oz_residues", moduli_macros(moduli, with_limbs=False))
         shifts = cp.ascontiguousarray(shift.reshape(-1).astype(cp.int32))
-        kernel(_grid(rows * kp), (_THREADS,),
-               (flat, np.int64(rows), np.int64(k), np.int64(kp), np.int32(parts), shifts, planes))
+        kernel(
+            _grid(rows * kp),
+            (_THREADS,),
+            (flat, np.int64(rows), np.int64(k), np.int64(kp), np.int32(parts), shifts, planes),
+        )
         return ResidueStack(
             planes.reshape(moduli.count, nplanes, *x.shape[:-1], kp), is_complex=parts == 2
         )
 
     # -- stages 3+4 ----------------------------------------------------------------
-    def plan(self, batch, m, n, k, moduli, is_complex, products, accurate, out_dtype,
-             budget=None) -> GemmWorkspace:
+    def plan(
+        self, batch, m, n, k, moduli, is_complex, products, accurate, out_dtype, budget=None
+    ) -> GemmWorkspace:
         """Workspace of a product on this device (``budget``: bytes, default free/2)."""
         if budget is None:
-            budget = self._free_bytes() // 2 + batch * (m + n) * pad_k(k) * moduli
+            # residue planes already live on the device: count them as available
+            resident = (3 if is_complex else 1) * batch * (m + n) * pad_k(k) * moduli
+            budget = self._free_bytes() // 2 + resident
+            limit = config.workspace_limit()
+            if limit is not None:
+                budget = min(budget, limit)
         return plan_workspace(
-            batch, m, n, k, moduli=moduli, is_complex=is_complex, products=products,
-            accurate=accurate, out_itemsize=np.dtype(out_dtype).itemsize, budget=budget,
+            batch,
+            m,
+            n,
+            k,
+            moduli=moduli,
+            is_complex=is_complex,
+            products=products,
+            accurate=accurate,
+            out_itemsize=np.dtype(out_dtype).itemsize,
+            budget=budget,
         )
 
     def exact_product(
@@ -179,8 +249,7 @@ class CudaEngine(Engine):
             raise ValueError("both residue stacks must be real or both complex")
         if ra.is_complex and complex_method not in _COMPLEX_PRODUCTS:
             raise ValueError(
-                f"complex_method must be one of {tuple(_COMPLEX_PRODUCTS)}, "
-                f"got {complex_method!r}"
+                f"complex_method must be one of {tuple(_COMPLEX_PRODUCTS)}, got {complex_method!r}"
             )
         products = _COMPLEX_PRODUCTS[complex_method] if ra.is_complex else 1
         out_dtype = np.dtype(out_dtype)
@@ -195,16 +264,19 @@ class CudaEngine(Engine):
         ws = self.plan(batch, m, n, kp, count, ra.is_complex, products, False, out_dtype)
         if ws.col_block == 0:
             raise DeviceMemoryError(
-                f"an emulated {m}x{kp}x{n} product with {count} moduli", ws.total_bytes,
+                f"an emulated {m}x{kp}x{n} product with {count} moduli",
+                ws.total_bytes,
                 self._free_bytes(),
             )
         logger.debug("cuda product %s: column block %d of %d", (batch, m, n, kp), ws.col_block, n)
         ldc = ws.ldc
-        cplanes = self._alloc("Phase-A planes", (count, products, m, ldc), cp.int32,
-                              ws.block_bytes)
+        cplanes = self._alloc("Phase-A planes", (count, products, m, ldc), cp.int32, ws.block_bytes)
         kblocked = kp > K_BLOCK
-        part = self._alloc("Phase-A k-block planes", cplanes.shape, cp.int32,
-                           ws.block_bytes) if kblocked else None
+        part = (
+            self._alloc("Phase-A k-block planes", cplanes.shape, cp.int32, ws.block_bytes)
+            if kblocked
+            else None
+        )
         out = cp.empty((batch, m, n), out_dtype)
 
         macros = moduli_macros(moduli, with_limbs=True)
@@ -215,24 +287,35 @@ class CudaEngine(Engine):
         accumulate = get_function("phase_b.cu", "oz_mod_accumulate", macros) if kblocked else None
         pairs = _PRODUCT_PLANES[products]
 
+        self._events = []
         for b in range(batch):
             for j0 in range(0, n, ws.col_block):
                 nb = min(ws.col_block, n - j0)
+                self._mark("phase_a")
                 for k0 in range(0, kp, K_BLOCK):
                     kk = min(K_BLOCK, kp - k0)
                     target = part if kblocked else cplanes
                     for i in range(count):
                         for t, (ia, ib) in enumerate(pairs):
                             self._gemm_s8(
-                                nb, m, kk,
-                                pb[i, ib, b, j0].data.ptr + k0, kp,
-                                pa[i, ia, b].data.ptr + k0, kp,
-                                target[i, t].data.ptr, ldc,
+                                nb,
+                                m,
+                                kk,
+                                pb[i, ib, b, j0].data.ptr + k0,
+                                kp,
+                                pa[i, ia, b].data.ptr + k0,
+                                kp,
+                                target[i, t].data.ptr,
+                                ldc,
                             )
                     if kblocked:
                         per_modulus = products * m * ldc
-                        accumulate(_grid(per_modulus * count), (_THREADS,),
-                                   (cplanes, part, np.int64(per_modulus), np.int32(k0 == 0)))
+                        accumulate(
+                            _grid(per_modulus * count),
+                            (_THREADS,),
+                            (cplanes, part, np.int64(per_modulus), np.int32(k0 == 0)),
+                        )
+                self._mark("phase_b")
                 args = [cplanes, np.int64(m), np.int64(nb), np.int64(ldc)]
                 if ra.is_complex:
                     args.append(np.int32(products))
@@ -240,4 +323,19 @@ class CudaEngine(Engine):
                 sb_ptr = sb.data.ptr + (b * n + j0) * sb.itemsize
                 args += [sa[b], np.uint64(sb_ptr), np.uint64(out_ptr), np.int64(n)]
                 reconstruct(_grid(m * nb), (_THREADS,), tuple(args))
+        self._mark(None)
         return out.reshape(*batch_shape, m, n)
+
+    def _mark(self, phase: str | None) -> None:
+        """Profiling: an event closing the previous phase; totals on the last mark."""
+        if not self.profile:
+            return
+        event = self._cp.cuda.Event()
+        event.record()
+        self._events.append((phase, event))
+        if phase is None:
+            event.synchronize()
+            totals: dict[str, float] = {"phase_a": 0.0, "phase_b": 0.0}
+            for (name, start), (_, stop) in zip(self._events, self._events[1:], strict=False):
+                totals[name] += self._cp.cuda.get_elapsed_time(start, stop)
+            self.phase_ms = totals

@@ -86,8 +86,16 @@ def plan_workspace(
         col_block = int(spare // per_col) // _COL_QUANTUM * _COL_QUANTUM if spare > 0 else 0
         col_block = min(col_block, n)
     return GemmWorkspace(
-        batch=batch, m=m, n=n, kp=kp, moduli=moduli, planes=planes, products=products,
-        col_block=col_block, residue_bytes=residue_bytes,
+        batch=batch,
+        m=m,
+        n=n,
+        kp=kp,
+        moduli=moduli,
+        planes=planes,
+        products=products,
+        col_block=col_block,
+        residue_bytes=residue_bytes,
         block_bytes=block_bytes(max(col_block, min(n, _COL_QUANTUM))),
-        bound_bytes=bound_bytes, out_bytes=out_bytes,
+        bound_bytes=bound_bytes,
+        out_bytes=out_bytes,
     )

@@ -1,0 +1,3 @@
+"""Benchmark campaigns (``ozfft bench ...``)."""
+
+__all__: list[str] = []

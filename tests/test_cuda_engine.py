@@ -1,0 +1,139 @@
+"""CUDA engine: bit-identical to the NumPy engine, errors, cache (needs a GPU)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import ozfft
+from ozfft.reference import phi_matrix
+
+pytestmark = pytest.mark.gpu
+cp = pytest.importorskip("cupy")
+
+DTYPES = [np.float32, np.float64, np.complex64, np.complex128]
+
+
+def _both(a, b, **kw):
+    want = ozfft.matmul(a, b, **kw)
+    got = ozfft.matmul(cp.asarray(a), cp.asarray(b), **kw)
+    assert isinstance(got, cp.ndarray)
+    assert got.dtype == want.dtype and got.shape == want.shape
+    return cp.asnumpy(got), want
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("mode", ["fast", "accurate"])
+@pytest.mark.parametrize(
+    "shape",
+    [(1, 1, 1), (17, 33, 5), (5, 1, 9), (64, 64, 64), (1000, 3, 7), (3, 5000, 2), (40, 250, 1)],
+)
+def test_bitwise_identical_to_numpy_engine(dtype, mode, shape, rng):
+    m, k, n = shape
+    a = phi_matrix(rng, (m, k), 1.0, dtype)
+    b = phi_matrix(rng, (k, n), 1.0, dtype)
+    got, want = _both(a, b, mode=mode)
+    np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize("moduli", [2, 5, 8, 13, 14, 16, 18, 20])
+@pytest.mark.parametrize("dtype", [np.float64, np.complex128])
+def test_every_moduli_count(moduli, dtype, rng):
+    a = phi_matrix(rng, (23, 70), 2.0, dtype)
+    b = phi_matrix(rng, (70, 19), 2.0, dtype)
+    for mode in ("fast", "accurate"):
+        got, want = _both(a, b, moduli=moduli, mode=mode)
+        np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize("precision", ["fp32", "fp64"])
+def test_precision_and_1d_and_batched(precision, rng):
+    a = phi_matrix(rng, (2, 3, 20, 30), 0.5)
+    b = phi_matrix(rng, (3, 30, 10), 0.5)
+    got, want = _both(a, b, precision=precision)
+    np.testing.assert_array_equal(got, want)
+    v = phi_matrix(rng, (30,), 0.5)
+    got, want = _both(v, b[0], precision=precision)
+    np.testing.assert_array_equal(got, want)
+
+
+def test_large_k_is_blocked_exactly(rng):
+    """k > 2**16 splits Phase A into INT32-safe blocks, accumulated mod p."""
+    a = phi_matrix(rng, (3, 70001), 0.5, np.complex128)
+    b = phi_matrix(rng, (70001, 4), 0.5, np.complex128)
+    got, want = _both(a, b)
+    np.testing.assert_array_equal(got, want)
+    ar = phi_matrix(rng, (2, 140000), 1.0)
+    br = phi_matrix(rng, (140000, 3), 1.0)
+    got, want = _both(ar, br, mode="accurate")
+    np.testing.assert_array_equal(got, want)
+
+
+def test_column_blocks_match(monkeypatch, rng):
+    a = phi_matrix(rng, (300, 100), 1.0, np.complex128)
+    b = phi_matrix(rng, (100, 1000), 1.0, np.complex128)
+    want = ozfft.matmul(a, b)
+    monkeypatch.setenv("OZFFT_WORKSPACE", str(4 << 20))  # forces several column blocks
+    got = cp.asnumpy(ozfft.matmul(cp.asarray(a), cp.asarray(b)))
+    np.testing.assert_array_equal(got, want)
+
+
+def test_workspace_too_small_states_bytes(monkeypatch):
+    monkeypatch.setenv("OZFFT_WORKSPACE", "1000")
+    a = cp.ones((512, 512))
+    with pytest.raises(ozfft.DeviceMemoryError, match=r"needs \d+ bytes"):
+        ozfft.matmul(a, a)
+
+
+def test_out_of_memory_states_bytes():
+    pool = cp.get_default_memory_pool()
+    a = cp.ones((2048, 2048))
+    old = pool.get_limit()
+    pool.set_limit(size=a.nbytes * 3)
+    try:
+        with pytest.raises(ozfft.DeviceMemoryError, match=r"needs \d+ bytes") as info:
+            ozfft.matmul(a, a)
+        assert info.value.needed_bytes > 0
+    finally:
+        pool.set_limit(size=old)
+
+
+def test_non_finite_on_gpu_names_operand():
+    a = cp.ones((4, 4))
+    b = cp.ones((4, 4))
+    b[1, 1] = cp.nan
+    with pytest.raises(ozfft.NonFiniteInputError, match=r"operand 'b'.*NaN"):
+        ozfft.matmul(a, b)
+
+
+def test_runs_on_current_stream(rng):
+    a = phi_matrix(rng, (50, 60), 1.0)
+    b = phi_matrix(rng, (60, 40), 1.0)
+    want = ozfft.matmul(a, b)
+    stream = cp.cuda.Stream(non_blocking=True)
+    with stream:
+        got = ozfft.matmul(cp.asarray(a), cp.asarray(b))
+    stream.synchronize()
+    np.testing.assert_array_equal(cp.asnumpy(got), want)
+
+
+def test_mixed_devices_rejected():
+    with pytest.raises(TypeError, match="mix cupy and host arrays"):
+        ozfft.matmul(cp.ones((2, 2)), np.ones((2, 2)))
+
+
+def test_kernel_cache_written_and_reused(monkeypatch, tmp_path):
+    from ozfft.engines.cuda import compiler
+
+    monkeypatch.setenv("OZFFT_CACHE_DIR", str(tmp_path))
+    compiler.load_module.cache_clear()
+    a = cp.ones((8, 8))
+    np.testing.assert_array_equal(cp.asnumpy(ozfft.matmul(a, a, moduli=3)), np.full((8, 8), 8.0))
+    cubins = sorted(p.name for p in tmp_path.glob("*.cubin"))
+    assert any(name.startswith("phase_b-sm_") for name in cubins)
+    assert not list(tmp_path.glob(".tmp-*"))
+    stamps = {p: p.stat().st_mtime_ns for p in tmp_path.glob("*.cubin")}
+    compiler.load_module.cache_clear()
+    ozfft.matmul(a, a, moduli=3)
+    assert {p: p.stat().st_mtime_ns for p in tmp_path.glob("*.cubin")} == stamps
+    compiler.load_module.cache_clear()
