@@ -75,11 +75,18 @@ def run_gemm_check(
             cupy.cuda.get_current_stream().synchronize()
             return out
 
+        def run_native():
+            out = da @ db
+            cupy.cuda.get_current_stream().synchronize()
+            return out
+
         got, seconds = _timed(run)
         got = cupy.asnumpy(got)
+        native, native_seconds = _timed(run_native)
+        native = cupy.asnumpy(native)
     else:
         got, seconds = _timed(lambda: matmul(a, b, precision=precision, moduli=moduli, mode=mode))
-    native, native_seconds = _timed(lambda: a @ b)
+        native, native_seconds = _timed(lambda: a @ b)
     rows = rng.choice(size, samples)
     cols = rng.choice(size, samples)
     errors = []

@@ -38,7 +38,7 @@ def _cmd_check(args: argparse.Namespace) -> int:
             f"{'ok' if r.passed else 'FAIL'}"
         )
     print("errors: max relative error of sampled entries against exact rational products;")
-    print("native: numpy's own float routine on the same operands (CPU BLAS).")
+    print("native: the float routine of the same engine's library (numpy BLAS or cuBLAS).")
     print("FFT: not part of this version yet.")
     return 0 if ok else 1
 
