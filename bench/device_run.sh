@@ -8,7 +8,7 @@ out=${OUT:-/tmp/ozfft-out}
 mkdir -p "$out"
 nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader
 python3 -c "import cupy, cuda.core; print('cupy', cupy.__version__, 'cuda.core', cuda.core.__version__)"
-python3 -m pytest -q -p no:cacheprovider tests -x 2>&1 | tee "$out/pytest.log" | tail -25
+python3 -m pytest -q -p no:cacheprovider tests 2>&1 | tee "$out/pytest.log" | tail -25
 python3 -m ozfft.cli check 2>&1 | tee "$out/check.log"
 if [ "$mode" = quick ]; then
   python3 -m ozfft.cli bench gemm --ops dgemm zgemm --shapes 4096 8192 --moduli 16 \

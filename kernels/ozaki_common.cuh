@@ -3,6 +3,12 @@
 // ozfft generates from Python integers (ozfft/engines/cuda/constants.py).
 #pragma once
 
+#ifdef INFINITY
+#define OZ_INF INFINITY
+#else  // NVRTC has no <math.h> macros
+#define OZ_INF __longlong_as_double(0x7ff0000000000000LL)
+#endif
+
 typedef unsigned int oz_u32;
 typedef unsigned long long oz_u64;
 typedef long long oz_i64;
@@ -164,7 +170,7 @@ __device__ __forceinline__ double oz_crt_round(const oz_u32 (&u)[OZ_NUM_MODULI],
     }
     double v = oz_round<PREC, EMIN>(mag, shift);
     // overflow of a narrower format (binary32); binary64 overflow is already inf
-    if (v > scalbn(2.0 - scalbn(1.0, 1 - PREC), EMAX)) v = INFINITY;
+    if (v > scalbn(2.0 - scalbn(1.0, 1 - PREC), EMAX)) v = OZ_INF;
     return negative ? -v : v;
 }
 #endif  // OZ_LIMBS
