@@ -15,8 +15,9 @@ typedef long long oz_i64;
 
 #ifdef OZ_NUM_MODULI
 
-// p_i, 2**24 mod p_i, 2**48 mod p_i
-__constant__ int oz_moduli[OZ_NUM_MODULI] = {OZ_MODULI};
+// p_i (compile-time constants: `x % oz_moduli[i]` in unrolled loops becomes
+// multiply-high code), 2**24 mod p_i, 2**48 mod p_i
+__device__ constexpr int oz_moduli[OZ_NUM_MODULI] = {OZ_MODULI};
 __constant__ double oz_pow24[OZ_NUM_MODULI] = {OZ_POW24};
 __constant__ double oz_pow48[OZ_NUM_MODULI] = {OZ_POW48};
 
@@ -42,13 +43,10 @@ __device__ __forceinline__ int oz_residue(double d2, double d1, double d0, int i
     return oz_rmod(r, oz_moduli[i]);
 }
 
-// t mod p in [0, p) for |t| < 2**52.
-__device__ __forceinline__ oz_u32 oz_mod_nonneg(oz_i64 t, int p) {
-    double q = floor((double)t * (1.0 / (double)p));
-    oz_i64 r = t - (oz_i64)q * p;
-    if (r < 0) r += p;
-    if (r >= p) r -= p;
-    return (oz_u32)r;
+// t mod p in [0, p) (p a compile-time constant after unrolling).
+__device__ __forceinline__ oz_u32 oz_mod_nonneg(int t, int p) {
+    int r = t % p;
+    return (oz_u32)(r < 0 ? r + p : r);
 }
 
 #ifdef OZ_LIMBS

@@ -17,23 +17,25 @@ typedef double2 oz_out_complex;
 #define OZ_EMAX 1023
 #endif
 
+// grid: x over the block's columns, y over rows (grid-stride both).
 extern "C" __global__ void oz_reconstruct_real(const int* __restrict__ c, long long m,
                                                long long nb, long long ldc,
                                                const int* __restrict__ shift_a,
                                                const int* __restrict__ shift_b,
                                                oz_out_real* __restrict__ out,
                                                long long ld_out) {
-    long long total = m * nb, plane = m * ldc;
-    for (long long idx = blockIdx.x * (long long)blockDim.x + threadIdx.x; idx < total;
-         idx += (long long)gridDim.x * blockDim.x) {
-        long long i = idx / nb, j = idx - i * nb;
-        long long off = i * ldc + j;
-        oz_u32 u[OZ_NUM_MODULI];
+    const long long plane = m * ldc;
+    for (long long i = blockIdx.y; i < m; i += gridDim.y) {
+        const int sa = shift_a[i];
+        for (long long j = blockIdx.x * (long long)blockDim.x + threadIdx.x; j < nb;
+             j += (long long)gridDim.x * blockDim.x) {
+            const int* cij = c + i * ldc + j;
+            oz_u32 u[OZ_NUM_MODULI];
 #pragma unroll
-        for (int l = 0; l < OZ_NUM_MODULI; ++l)
-            u[l] = oz_mod_nonneg((oz_i64)c[l * plane + off], oz_moduli[l]);
-        int s = -(shift_a[i] + shift_b[j]);
-        out[i * ld_out + j] = (oz_out_real)oz_crt_round<OZ_PREC, OZ_EMIN, OZ_EMAX>(u, s);
+            for (int l = 0; l < OZ_NUM_MODULI; ++l) u[l] = oz_mod_nonneg(cij[l * plane], oz_moduli[l]);
+            int s = -(sa + shift_b[j]);
+            out[i * ld_out + j] = (oz_out_real)oz_crt_round<OZ_PREC, OZ_EMIN, OZ_EMAX>(u, s);
+        }
     }
 }
 
@@ -44,25 +46,28 @@ extern "C" __global__ void oz_reconstruct_complex(const int* __restrict__ c, lon
                                                   const int* __restrict__ shift_b,
                                                   oz_out_complex* __restrict__ out,
                                                   long long ld_out) {
-    long long total = m * nb, plane = m * ldc;
-    for (long long idx = blockIdx.x * (long long)blockDim.x + threadIdx.x; idx < total;
-         idx += (long long)gridDim.x * blockDim.x) {
-        long long i = idx / nb, j = idx - i * nb;
-        long long off = i * ldc + j;
-        oz_u32 ure[OZ_NUM_MODULI], uim[OZ_NUM_MODULI];
+    const long long plane = m * ldc;
+    for (long long i = blockIdx.y; i < m; i += gridDim.y) {
+        const int sa = shift_a[i];
+        for (long long j = blockIdx.x * (long long)blockDim.x + threadIdx.x; j < nb;
+             j += (long long)gridDim.x * blockDim.x) {
+            oz_u32 ure[OZ_NUM_MODULI], uim[OZ_NUM_MODULI];
 #pragma unroll
-        for (int l = 0; l < OZ_NUM_MODULI; ++l) {
-            const int* cl = c + (long long)l * nprod * plane + off;
-            oz_i64 t1 = cl[0], t2 = cl[plane], t3 = cl[2 * plane];
-            oz_i64 im = nprod == 3 ? t3 - t1 - t2 : t3 + (oz_i64)cl[3 * plane];
-            ure[l] = oz_mod_nonneg(t1 - t2, oz_moduli[l]);
-            uim[l] = oz_mod_nonneg(im, oz_moduli[l]);
+            for (int l = 0; l < OZ_NUM_MODULI; ++l) {
+                const int p = oz_moduli[l];
+                const int* cl = c + (long long)l * nprod * plane + i * ldc + j;
+                int t1 = (int)oz_mod_nonneg(cl[0], p), t2 = (int)oz_mod_nonneg(cl[plane], p);
+                int t3 = (int)oz_mod_nonneg(cl[2 * plane], p);
+                int im = nprod == 3 ? t3 - t1 - t2 : t3 + (int)oz_mod_nonneg(cl[3 * plane], p);
+                ure[l] = oz_mod_nonneg(t1 - t2, p);
+                uim[l] = oz_mod_nonneg(im, p);
+            }
+            int s = -(sa + shift_b[j]);
+            oz_out_complex v;
+            v.x = (oz_out_real)oz_crt_round<OZ_PREC, OZ_EMIN, OZ_EMAX>(ure, s);
+            v.y = (oz_out_real)oz_crt_round<OZ_PREC, OZ_EMIN, OZ_EMAX>(uim, s);
+            out[i * ld_out + j] = v;
         }
-        int s = -(shift_a[i] + shift_b[j]);
-        oz_out_complex v;
-        v.x = (oz_out_real)oz_crt_round<OZ_PREC, OZ_EMIN, OZ_EMAX>(ure, s);
-        v.y = (oz_out_real)oz_crt_round<OZ_PREC, OZ_EMIN, OZ_EMAX>(uim, s);
-        out[i * ld_out + j] = v;
     }
 }
 
@@ -73,7 +78,7 @@ extern "C" __global__ void oz_mod_accumulate(int* __restrict__ acc, const int* _
     for (long long idx = blockIdx.x * (long long)blockDim.x + threadIdx.x; idx < total;
          idx += (long long)gridDim.x * blockDim.x) {
         int p = oz_moduli[idx / per_modulus];
-        oz_i64 prev = first ? 0 : acc[idx];
-        acc[idx] = (int)oz_mod_nonneg(prev + (oz_i64)part[idx], p);
+        int prev = first ? 0 : acc[idx];  // already in [0, p)
+        acc[idx] = (int)oz_mod_nonneg(prev + (int)oz_mod_nonneg(part[idx], p), p);
     }
 }

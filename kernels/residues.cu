@@ -3,30 +3,50 @@
 // Real operands: one plane; complex: three planes (re, im, rmod(re + im)) for Karatsuba.
 #include "ozaki_common.cuh"
 
+// grid: x over k in steps of 4 per thread, y over rows (grid-stride both); kp % 4 == 0.
 extern "C" __global__ void oz_residues(const double* __restrict__ x, long long rows,
                                        long long k, long long kp, int parts,
                                        const int* __restrict__ shift,
                                        signed char* __restrict__ planes) {
-    long long total = rows * kp;
-    int nplanes = parts == 1 ? 1 : 3;
-    for (long long idx = blockIdx.x * (long long)blockDim.x + threadIdx.x; idx < total;
-         idx += (long long)gridDim.x * blockDim.x) {
-        long long row = idx / kp, h = idx - row * kp;
-        double re[3] = {0.0, 0.0, 0.0}, im[3] = {0.0, 0.0, 0.0};
-        if (h < k) {
-            int s = shift[row];
-            oz_digits(x[(row * k + h) * parts], s, re[2], re[1], re[0]);
-            if (parts == 2) oz_digits(x[(row * k + h) * 2 + 1], s, im[2], im[1], im[0]);
-        }
+    const long long plane = rows * kp;
+    const int nplanes = parts == 1 ? 1 : 3;
+    for (long long row = blockIdx.y; row < rows; row += gridDim.y) {
+        const int s = shift[row];
+        const double* xr = x + row * k * parts;
+        for (long long h0 = 4 * (blockIdx.x * (long long)blockDim.x + threadIdx.x); h0 < kp;
+             h0 += 4LL * gridDim.x * blockDim.x) {
+            double re[4][3], im[4][3];
 #pragma unroll
-        for (int i = 0; i < OZ_NUM_MODULI; ++i) {
-            long long base = (long long)i * nplanes * total + idx;
-            int rr = oz_residue(re[2], re[1], re[0], i);
-            planes[base] = (signed char)rr;
-            if (parts == 2) {
-                int ri = oz_residue(im[2], im[1], im[0], i);
-                planes[base + total] = (signed char)ri;
-                planes[base + 2 * total] = (signed char)oz_rmod((double)(rr + ri), oz_moduli[i]);
+            for (int e = 0; e < 4; ++e) {
+                long long h = h0 + e;
+                re[e][0] = re[e][1] = re[e][2] = 0.0;
+                im[e][0] = im[e][1] = im[e][2] = 0.0;
+                if (h < k) {
+                    oz_digits(xr[h * parts], s, re[e][2], re[e][1], re[e][0]);
+                    if (parts == 2) oz_digits(xr[h * 2 + 1], s, im[e][2], im[e][1], im[e][0]);
+                }
+            }
+            const long long off = row * kp + h0;
+#pragma unroll
+            for (int i = 0; i < OZ_NUM_MODULI; ++i) {
+                signed char* base = planes + (long long)i * nplanes * plane + off;
+                char4 vr, vi, vs;
+                int rr[4], ri[4];
+#pragma unroll
+                for (int e = 0; e < 4; ++e) rr[e] = oz_residue(re[e][2], re[e][1], re[e][0], i);
+                vr = make_char4(rr[0], rr[1], rr[2], rr[3]);
+                *reinterpret_cast<char4*>(base) = vr;
+                if (parts == 2) {
+#pragma unroll
+                    for (int e = 0; e < 4; ++e) ri[e] = oz_residue(im[e][2], im[e][1], im[e][0], i);
+                    vi = make_char4(ri[0], ri[1], ri[2], ri[3]);
+                    vs = make_char4(oz_rmod((double)(rr[0] + ri[0]), oz_moduli[i]),
+                                    oz_rmod((double)(rr[1] + ri[1]), oz_moduli[i]),
+                                    oz_rmod((double)(rr[2] + ri[2]), oz_moduli[i]),
+                                    oz_rmod((double)(rr[3] + ri[3]), oz_moduli[i]));
+                    *reinterpret_cast<char4*>(base + plane) = vi;
+                    *reinterpret_cast<char4*>(base + 2 * plane) = vs;
+                }
             }
         }
     }

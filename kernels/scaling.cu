@@ -6,20 +6,21 @@
 #define OZ_THREADS 256
 #endif
 
+// Block-wide reduction with `op` (identity `none`); the result is valid in thread 0.
 template <typename T, typename Op>
-__device__ T oz_block_reduce(T v, Op op, T* shared) {
+__device__ T oz_block_reduce(T v, Op op, T none, T* shared) {
 #pragma unroll
     for (int off = 16; off > 0; off >>= 1) v = op(v, __shfl_down_sync(0xffffffffu, v, off));
     int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
     if (lane == 0) shared[warp] = v;
     __syncthreads();
     if (warp == 0) {
-        v = lane < (int)(blockDim.x >> 5) ? shared[lane] : shared[0];
+        v = lane < (int)(blockDim.x >> 5) ? shared[lane] : none;
 #pragma unroll
         for (int off = 16; off > 0; off >>= 1) v = op(v, __shfl_down_sync(0xffffffffu, v, off));
     }
     __syncthreads();
-    return v;  // valid in thread 0
+    return v;
 }
 
 struct OzMax {
@@ -59,7 +60,7 @@ extern "C" __global__ void oz_row_stats(const double* __restrict__ x, long long 
         }
         if (nans) atomicAdd(&counts[0], (unsigned long long)nans);
         if (infs) atomicAdd(&counts[1], (unsigned long long)infs);
-        int row_max = oz_block_reduce(local, OzMax(), s_int);
+        int row_max = oz_block_reduce(local, OzMax(), (int)OZ_ZERO_ROW_EXP, s_int);
         if (threadIdx.x == 0) {
             max_exp[row] = row_max;
             s_row_max = row_max;
@@ -79,7 +80,7 @@ extern "C" __global__ void oz_row_stats(const double* __restrict__ x, long long 
                     acc += (oz_i64)ceil(scalbn(c * c, s));
                 }
             }
-            oz_i64 total = oz_block_reduce(acc, OzSum(), s_i64);
+            oz_i64 total = oz_block_reduce(acc, OzSum(), (oz_i64)0, s_i64);
             if (threadIdx.x == 0) sumsq[row] = total;
         }
         __syncthreads();

@@ -30,7 +30,7 @@ void oz_host_residues(const double* x, const int* shift, int* out, long n) {
     }
 }
 
-void oz_host_mod_nonneg(const long long* t, uint32_t* out, long n) {
+void oz_host_mod_nonneg(const int* t, uint32_t* out, long n) {
     for (long e = 0; e < n; ++e)
         for (int i = 0; i < OZ_NUM_MODULI; ++i) out[e * OZ_NUM_MODULI + i] = oz_mod_nonneg(t[e], oz_moduli[i]);
 }

@@ -109,8 +109,8 @@ def test_kernel_residues_match_numpy_engine(harness, count, rng):
 
 def test_kernel_mod_nonneg(harness, rng):
     lib = harness(20)
-    t = np.concatenate([rng.integers(-(2**40), 2**40, 3000), [0, -1, 1, 2**31 - 1, -(2**31)]])
-    t = t.astype(np.int64)
+    t = np.concatenate([rng.integers(-(2**31), 2**31, 3000), [0, -1, 1, 2**31 - 1, -(2**31)]])
+    t = t.astype(np.int32)
     out = np.empty((t.size, 20), np.uint32)
     lib.oz_host_mod_nonneg(_ptr(t), _ptr(out), ctypes.c_long(t.size))
     for i, p in enumerate(moduli_set(20).moduli):

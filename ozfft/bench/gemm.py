@@ -58,7 +58,8 @@ def _phases(cp, engine, a, b, num_moduli, mode, out_dtype) -> dict[str, float]:
     moduli = moduli_set(num_moduli)
     ev = [cp.cuda.Event() for _ in range(3)]
     ev[0].record()
-    bt = cp.swapaxes(b, -1, -2)
+    a = engine.prepare_operand(a)
+    bt = engine.prepare_operand(cp.swapaxes(b, -1, -2))
     sa, sb = compute_shifts(engine, a, bt, num_moduli, mode)
     ev[1].record()
     ra = engine.residues(a, sa, moduli)

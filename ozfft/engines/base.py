@@ -57,6 +57,10 @@ class Engine(abc.ABC):
     def xp(self) -> Any:
         """The array module (numpy or cupy)."""
 
+    def prepare_operand(self, x: Any) -> Any:
+        """The operand in the layout the stages read fastest (default: unchanged)."""
+        return x
+
     # -- stage 1: scaling ------------------------------------------------------------
     @abc.abstractmethod
     def row_stats(self, x: Any, operand: str, *, need_sumsq: bool) -> RowStats:

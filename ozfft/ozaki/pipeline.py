@@ -52,7 +52,8 @@ def emulated_matmul(
     """``a @ b`` for same-batch-shape float64/complex128 stacks, via Ozaki scheme II."""
     xp = engine.xp
     moduli = moduli_set(num_moduli)
-    bt = xp.swapaxes(b, -1, -2)
+    a = engine.prepare_operand(a)
+    bt = engine.prepare_operand(xp.swapaxes(b, -1, -2))
     shift_a, shift_b = compute_shifts(engine, a, bt, num_moduli, mode)
     logger.debug(
         "ozaki-II %s: %s @ %s, %d moduli (log2 P = %.1f), mode %s",

@@ -33,6 +33,11 @@ def _grid(total: int) -> tuple[int]:
     return (max(1, min(-(-total // _THREADS), 1 << 20)),)
 
 
+def _grid_rows(width: int, rows: int) -> tuple[int, int]:
+    """2-D grid: x over ``width`` (threads), y over rows (at most 65535, grid-stride)."""
+    return (max(1, min(-(-width // _THREADS), 1 << 16)), max(1, min(rows, 65535)))
+
+
 class CudaEngine(Engine):
     """Ozaki-II stages on cupy arrays, INT8 tensor cores through cuBLAS."""
 
@@ -54,6 +59,10 @@ class CudaEngine(Engine):
     @property
     def xp(self) -> Any:
         return self._cp
+
+    def prepare_operand(self, x: Any) -> Any:
+        """C-contiguous rows over k (``Bt`` is transposed once here, not per stage)."""
+        return self._cp.ascontiguousarray(x)
 
     # -- helpers -------------------------------------------------------------------
     def _as_rows(self, x: Any):
@@ -210,16 +219,19 @@ class CudaEngine(Engine):
 
     # -- stages 3+4 ----------------------------------------------------------------
     def plan(
-        self, batch, m, n, k, moduli, is_complex, products, accurate, out_dtype, budget=None
+        self, batch, m, n, k, moduli, is_complex, products, accurate, out_dtype, block_budget=None
     ) -> GemmWorkspace:
-        """Workspace of a product on this device (``budget``: bytes, default free/2)."""
-        if budget is None:
-            # residue planes already live on the device: count them as available
-            resident = (3 if is_complex else 1) * batch * (m + n) * pad_k(k) * moduli
-            budget = self._free_bytes() // 2 + resident
+        """Workspace of a product on this device.
+
+        ``block_budget`` (bytes for the INT32 Phase-A planes) defaults to half the free
+        device memory less the output, capped by ``OZFFT_WORKSPACE``.
+        """
+        itemsize = np.dtype(out_dtype).itemsize
+        if block_budget is None:
+            block_budget = self._free_bytes() // 2 - batch * m * n * itemsize
             limit = config.workspace_limit()
             if limit is not None:
-                budget = min(budget, limit)
+                block_budget = min(block_budget, limit)
         return plan_workspace(
             batch,
             m,
@@ -229,8 +241,8 @@ class CudaEngine(Engine):
             is_complex=is_complex,
             products=products,
             accurate=accurate,
-            out_itemsize=np.dtype(out_dtype).itemsize,
-            budget=budget,
+            out_itemsize=itemsize,
+            block_budget=block_budget,
         )
 
     def exact_product(
@@ -322,7 +334,7 @@ class CudaEngine(Engine):
                 out_ptr = out.data.ptr + (b * m * n + j0) * out.itemsize
                 sb_ptr = sb.data.ptr + (b * n + j0) * sb.itemsize
                 args += [sa[b], np.uint64(sb_ptr), np.uint64(out_ptr), np.int64(n)]
-                reconstruct(_grid(m * nb), (_THREADS,), tuple(args))
+                reconstruct(_grid_rows(nb, m), (_THREADS,), tuple(args))
         self._mark(None)
         return out.reshape(*batch_shape, m, n)
 

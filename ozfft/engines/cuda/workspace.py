@@ -1,10 +1,11 @@
 """Workspace of a CUDA-engine product, computed before anything is allocated.
 
 Bytes: INT8 residue planes of both operands, the INT32 Phase-A planes of one block of
-output columns (``N * products * m * ldc * 4``), an extra block for k-blocking, the
+output columns (``N * products * m * ldc * 4``, doubled when k is blocked), the
 accurate-mode bound operands and product, and the output. The column block is the
-widest (a multiple of 256, at most ``n``) whose planes fit the budget; if even 256
-columns do not fit, the product cannot run and the error states the bytes needed.
+widest (all of ``n``, else a multiple of 256) whose INT32 planes fit ``block_budget``;
+if even 256 columns do not fit, ``col_block`` is 0 and the caller raises an error
+stating ``total_bytes``.
 """
 
 from __future__ import annotations
@@ -65,9 +66,9 @@ def plan_workspace(
     products: int,
     accurate: bool,
     out_itemsize: int,
-    budget: int,
+    block_budget: int,
 ) -> GemmWorkspace:
-    """Choose the column block under ``budget`` bytes; ``col_block = 0`` if impossible."""
+    """Choose the column block whose INT32 planes fit ``block_budget`` bytes."""
     kp = pad_k(k)
     planes = 3 if is_complex else 1
     residue_bytes = moduli * planes * batch * (m + n) * kp
@@ -78,13 +79,10 @@ def plan_workspace(
     def block_bytes(cols: int) -> int:
         return kblocks * moduli * products * m * _pad4(cols) * 4
 
-    fixed = residue_bytes + bound_bytes + out_bytes
     col_block = n
-    if fixed + block_bytes(col_block) > budget:
-        spare = budget - fixed
+    if block_bytes(col_block) > block_budget:
         per_col = block_bytes(_COL_QUANTUM) / _COL_QUANTUM
-        col_block = int(spare // per_col) // _COL_QUANTUM * _COL_QUANTUM if spare > 0 else 0
-        col_block = min(col_block, n)
+        col_block = min(int(block_budget // per_col) // _COL_QUANTUM * _COL_QUANTUM, n)
     return GemmWorkspace(
         batch=batch,
         m=m,
