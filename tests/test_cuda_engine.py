@@ -73,7 +73,7 @@ def test_column_blocks_match(monkeypatch, rng):
     a = phi_matrix(rng, (300, 100), 1.0, np.complex128)
     b = phi_matrix(rng, (100, 1000), 1.0, np.complex128)
     want = ozfft.matmul(a, b)
-    monkeypatch.setenv("OZFFT_WORKSPACE", str(4 << 20))  # forces several column blocks
+    monkeypatch.setenv("OZFFT_WORKSPACE", str(40 << 20))  # 512-column blocks: two of them
     got = cp.asnumpy(ozfft.matmul(cp.asarray(a), cp.asarray(b)))
     np.testing.assert_array_equal(got, want)
 
