@@ -35,8 +35,9 @@ def step(kind):
     grid = _grid_rows(k // 4, rows) if kind != "fixed" else (4, 4096)
     if kind == "alloc":
         return planes
-    kern(grid, (256,), (flat, np.int64(rows), np.int64(k), np.int64(k), np.int32(parts), sh,
-                        planes))
+    kern(
+        grid, (256,), (flat, np.int64(rows), np.int64(k), np.int64(k), np.int32(parts), sh, planes)
+    )
     return planes
 
 

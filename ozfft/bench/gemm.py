@@ -75,7 +75,8 @@ def _phases(cp, engine, a, b, num_moduli, mode, out_dtype) -> dict[str, float]:
     }
 
 
-def run(shapes, ops, modes, moduli_override, reps, samples, seed, log=print) -> list[dict]:
+def run(shapes, ops, modes, moduli_override, reps, samples, seed, on_record=None) -> list[dict]:
+    """Benchmark every configuration; ``on_record(records)`` runs after each one."""
     import cupy as cp
 
     import ozfft
@@ -128,7 +129,9 @@ def run(shapes, ops, modes, moduli_override, reps, samples, seed, log=print) -> 
                         "samples": f"{len(rows)}x{len(cols)}",
                     }
                     records.append(rec)
-                    log(_row(rec))
+                    print(_row(rec), flush=True)
+                    if on_record is not None:
+                        on_record(records)
             del a, b
             cp.get_default_memory_pool().free_all_blocks()
     return records
@@ -214,14 +217,25 @@ def main(args: argparse.Namespace | None = None) -> int:
         parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
         add_arguments(parser)
         args = parser.parse_args()
+    out = args.out
+
+    def save(records: list[dict]) -> None:
+        nonlocal out
+        if out is None:
+            out = Path("bench/results") / records[0]["gpu"].lower().replace(" ", "-")
+        write(records, out)
+
     print(HEADER)
     records = run(
-        args.shapes, args.ops, args.modes, args.moduli, args.reps, args.samples, args.seed
+        args.shapes,
+        args.ops,
+        args.modes,
+        args.moduli,
+        args.reps,
+        args.samples,
+        args.seed,
+        on_record=save,
     )
-    out = args.out
-    if out is None:
-        gpu = records[0]["gpu"] if records else "gpu"
-        out = Path("bench/results") / gpu.lower().replace(" ", "-")
-    write(records, out)
-    print(f"wrote {out / 'gemm.json'} and {out / 'gemm.md'}")
+    if records:
+        print(f"wrote {out / 'gemm.json'} and {out / 'gemm.md'}")
     return 0

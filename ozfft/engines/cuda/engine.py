@@ -209,7 +209,7 @@ class CudaEngine(Engine):
         kernel = get_function("residues.cu", "oz_residues", moduli_macros(moduli, with_limbs=False))
         shifts = cp.ascontiguousarray(shift.reshape(-1).astype(cp.int32))
         kernel(
-            _grid(rows * kp),
+            _grid_rows(kp // 4, rows),
             (_THREADS,),
             (flat, np.int64(rows), np.int64(k), np.int64(kp), np.int32(parts), shifts, planes),
         )
