@@ -40,7 +40,7 @@ extern "C" __global__ void oz_reconstruct_real(const int* __restrict__ c, long l
 }
 
 // products per modulus: 3 (Karatsuba: Ar Br, Ai Bi, As Bs) or 4 (Ar Br, Ai Bi, Ar Bi, Ai Br)
-extern "C" __global__ void oz_reconstruct_complex(const int* __restrict__ c, long long m,
+extern "C" __global__ void __launch_bounds__(256, 2) oz_reconstruct_complex(const int* __restrict__ c, long long m,
                                                   long long nb, long long ldc, int nprod,
                                                   const int* __restrict__ shift_a,
                                                   const int* __restrict__ shift_b,

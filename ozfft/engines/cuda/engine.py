@@ -24,6 +24,7 @@ from .workspace import K_BLOCK, GemmWorkspace, pad_k, plan_workspace
 __all__ = ["CudaEngine"]
 
 _THREADS = 256
+_STATS_THREADS = 1024
 _COMPLEX_PRODUCTS = {"karatsuba": 3, "4m": 4}
 #: (A plane, Bt plane) of each INT32 product; planes: 0 real, 1 imaginary, 2 sum
 _PRODUCT_PLANES = {1: ((0, 0),), 3: ((0, 0), (1, 1), (2, 2)), 4: ((0, 0), (1, 1), (0, 1), (1, 0))}
@@ -53,6 +54,7 @@ class CudaEngine(Engine):
         self.phase_ms: dict[str, float] = {}
         self._events: list = []
         self._cublas = cublas
+        self._sm_count = cupy.cuda.Device().attributes["MultiProcessorCount"]
         self._one = np.array(1, dtype=np.int32)
         self._zero = np.array(0, dtype=np.int32)
 
@@ -132,9 +134,10 @@ class CudaEngine(Engine):
         counts = cp.zeros(2, cp.uint64)
         if rows:
             kernel = get_function("scaling.cu", "oz_row_stats", scaling_macros())
+            # few, wide blocks: a row's second pass then finds it in L2
             kernel(
-                (max(1, min(rows, 1 << 20)),),
-                (_THREADS,),
+                (max(1, min(rows, 2 * self._sm_count)),),
+                (_STATS_THREADS,),
                 (
                     flat,
                     np.int64(rows),
