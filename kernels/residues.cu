@@ -4,10 +4,11 @@
 #include "ozaki_common.cuh"
 
 // grid: x over k in steps of 4 per thread, y over rows (grid-stride both); kp % 4 == 0.
-extern "C" __global__ void oz_residues(const double* __restrict__ x, long long rows,
-                                       long long k, long long kp, int parts,
-                                       const int* __restrict__ shift,
-                                       signed char* __restrict__ planes) {
+template <int parts>
+__device__ __forceinline__ void oz_residues_body(const double* __restrict__ x, long long rows,
+                                                 long long k, long long kp,
+                                                 const int* __restrict__ shift,
+                                                 signed char* __restrict__ planes) {
     const long long plane = rows * kp;
     const int nplanes = parts == 1 ? 1 : 3;
     for (long long row = blockIdx.y; row < rows; row += gridDim.y) {
@@ -15,15 +16,17 @@ extern "C" __global__ void oz_residues(const double* __restrict__ x, long long r
         const double* xr = x + row * k * parts;
         for (long long h0 = 4 * (blockIdx.x * (long long)blockDim.x + threadIdx.x); h0 < kp;
              h0 += 4LL * gridDim.x * blockDim.x) {
-            double re[4][3], im[4][3];
+            double re[4][3], im[parts == 2 ? 4 : 1][3];
 #pragma unroll
             for (int e = 0; e < 4; ++e) {
                 long long h = h0 + e;
                 re[e][0] = re[e][1] = re[e][2] = 0.0;
-                im[e][0] = im[e][1] = im[e][2] = 0.0;
+                if (parts == 2) im[e][0] = im[e][1] = im[e][2] = 0.0;
                 if (h < k) {
                     oz_digits(xr[h * parts], s, re[e][2], re[e][1], re[e][0]);
-                    if (parts == 2) oz_digits(xr[h * 2 + 1], s, im[e][2], im[e][1], im[e][0]);
+                    if (parts == 2)
+                        oz_digits(xr[h * 2 + 1], s, im[e % (parts == 2 ? 4 : 1)][2],
+                                  im[e % (parts == 2 ? 4 : 1)][1], im[e % (parts == 2 ? 4 : 1)][0]);
                 }
             }
             const long long off = row * kp + h0;
@@ -38,7 +41,10 @@ extern "C" __global__ void oz_residues(const double* __restrict__ x, long long r
                 *reinterpret_cast<char4*>(base) = vr;
                 if (parts == 2) {
 #pragma unroll
-                    for (int e = 0; e < 4; ++e) ri[e] = oz_residue(im[e][2], im[e][1], im[e][0], i);
+                    for (int e = 0; e < 4; ++e) {
+                        const int f = e % (parts == 2 ? 4 : 1);
+                        ri[e] = oz_residue(im[f][2], im[f][1], im[f][0], i);
+                    }
                     vi = make_char4(ri[0], ri[1], ri[2], ri[3]);
                     vs = make_char4(oz_rmod((double)(rr[0] + ri[0]), oz_moduli[i]),
                                     oz_rmod((double)(rr[1] + ri[1]), oz_moduli[i]),
@@ -50,4 +56,16 @@ extern "C" __global__ void oz_residues(const double* __restrict__ x, long long r
             }
         }
     }
+}
+
+extern "C" __global__ void __launch_bounds__(256, 4)
+    oz_residues_real(const double* __restrict__ x, long long rows, long long k, long long kp,
+                     const int* __restrict__ shift, signed char* __restrict__ planes) {
+    oz_residues_body<1>(x, rows, k, kp, shift, planes);
+}
+
+extern "C" __global__ void __launch_bounds__(256, 2)
+    oz_residues_complex(const double* __restrict__ x, long long rows, long long k, long long kp,
+                        const int* __restrict__ shift, signed char* __restrict__ planes) {
+    oz_residues_body<2>(x, rows, k, kp, shift, planes);
 }

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ozfft.engines.cuda.workspace import K_BLOCK, pad_k, plan_workspace
+from ozfft.engines.cuda.workspace import K_BLOCK, MAX_COL_BLOCK, pad_k, plan_workspace
 
 
 def test_pad_k():
@@ -81,3 +81,19 @@ def test_impossible_budget_gives_zero_block():
         block_budget=1000,
     )
     assert ws.col_block == 0 and ws.block_bytes > 1000
+
+
+def test_column_block_capped_for_int8_gemm_speed():
+    ws = plan_workspace(
+        1,
+        16384,
+        16384,
+        16384,
+        moduli=16,
+        is_complex=False,
+        products=1,
+        accurate=False,
+        out_itemsize=8,
+        block_budget=1 << 40,
+    )
+    assert ws.col_block == MAX_COL_BLOCK == 8192

@@ -19,7 +19,7 @@ __all__ = ["main", "run"]
 
 OPS = {
     "dgemm": (np.float64, "fp64", (14, 15, 16)),
-    "zgemm": (np.complex128, "fp64", (13, 14, 16)),
+    "zgemm": (np.complex128, "fp64", (14, 15, 16)),
     "sgemm": (np.float32, "fp32", (7, 8)),
     "cgemm": (np.complex64, "fp32", (7, 8)),
 }

@@ -209,12 +209,13 @@ class CudaEngine(Engine):
         nplanes = 3 if parts == 2 else 1
         needed = moduli.count * nplanes * rows * kp
         planes = self._alloc("residue planes", (moduli.count, nplanes, rows, kp), cp.int8, needed)
-        kernel = get_function("residues.cu", "oz_residues", moduli_macros(moduli, with_limbs=False))
+        name = "oz_residues_complex" if parts == 2 else "oz_residues_real"
+        kernel = get_function("residues.cu", name, moduli_macros(moduli, with_limbs=False))
         shifts = cp.ascontiguousarray(shift.reshape(-1).astype(cp.int32))
         kernel(
             _grid_rows(kp // 4, rows),
             (_THREADS,),
-            (flat, np.int64(rows), np.int64(k), np.int64(kp), np.int32(parts), shifts, planes),
+            (flat, np.int64(rows), np.int64(k), np.int64(kp), shifts, planes),
         )
         return ResidueStack(
             planes.reshape(moduli.count, nplanes, *x.shape[:-1], kp), is_complex=parts == 2
