@@ -56,6 +56,9 @@ def _phases(cp, engine, a, b, num_moduli, mode, out_dtype) -> dict[str, float]:
     from ..ozaki.pipeline import compute_shifts
 
     moduli = moduli_set(num_moduli)
+    compute = cp.complex128 if np.dtype(out_dtype).kind == "c" else cp.float64
+    a = a.astype(compute, copy=False)  # what ozfft.matmul does before the pipeline
+    b = b.astype(compute, copy=False)
     ev = [cp.cuda.Event() for _ in range(3)]
     ev[0].record()
     a = engine.prepare_operand(a)

@@ -182,7 +182,8 @@ class CudaEngine(Engine):
         return out.reshape(*x.shape[:-1], kp)
 
     def bound_product(self, abar: Any, btbar: Any, bound_bits: int) -> Any:
-        """Exact ``Abar Btbar^T`` in int64 (INT8 GEMMs; k-blocks keep INT32 exact)."""
+        """Exact ``Abar Btbar^T`` (INT8 GEMMs): int32 when one k-block suffices
+        (``64 * 64 * k < 2**31``), else k-blocks summed in int64."""
         cp = self._cp
         batch_shape = abar.shape[:-2]
         m, kp = abar.shape[-2:]
@@ -190,6 +191,11 @@ class CudaEngine(Engine):
         a3 = abar.reshape(-1, m, kp)
         b3 = btbar.reshape(-1, n, kp)
         block = max(16, ((2**31 - 1) // 4**bound_bits) // 16 * 16)  # 64*64*block < 2**31
+        if kp <= block:
+            out = cp.empty((a3.shape[0], m, n), cp.int32)
+            for b in range(a3.shape[0]):
+                self._gemm_s8(n, m, kp, b3[b].data.ptr, kp, a3[b].data.ptr, kp, out[b].data.ptr, n)
+            return out.reshape(*batch_shape, m, n)
         out = cp.zeros((a3.shape[0], m, n), cp.int64)
         tmp = cp.empty((m, n), cp.int32)
         for b in range(a3.shape[0]):
