@@ -1,5 +1,6 @@
-"""Where the kernel sources live (inside the wheel as ``ozfft.kernels``, or ``kernels/``
-of a source checkout)."""
+"""Where the kernel sources live: ``ozfft/kernels/`` in an installed wheel (the
+top-level ``kernels/`` folder is mapped there at build time), or ``kernels/`` of a
+source checkout or editable install."""
 
 from __future__ import annotations
 
@@ -8,24 +9,18 @@ from pathlib import Path
 
 __all__ = ["kernel_dir", "kernel_files"]
 
+_PACKAGE = Path(__file__).resolve().parents[2]  # .../ozfft
+
 
 @cache
 def kernel_dir() -> Path:
     """Directory holding the ``.cu``/``.cuh`` kernel sources."""
-    try:
-        from importlib.resources import files
-
-        packaged = Path(str(files("ozfft.kernels")))
-        if (packaged / "ozaki_common.cuh").is_file():
-            return packaged
-    except (ModuleNotFoundError, TypeError):
-        pass
-    checkout = Path(__file__).resolve().parents[3] / "kernels"
-    if (checkout / "ozaki_common.cuh").is_file():
-        return checkout
+    for candidate in (_PACKAGE / "kernels", _PACKAGE.parent / "kernels"):
+        if (candidate / "ozaki_common.cuh").is_file():
+            return candidate
     raise FileNotFoundError(
-        "ozfft's CUDA kernel sources were not found (expected the package data "
-        "'ozfft.kernels' or kernels/ in a source checkout); reinstall ozfft"
+        "ozfft's CUDA kernel sources were not found (expected ozfft/kernels/ in the "
+        "installed package or kernels/ in a source checkout); reinstall ozfft"
     )
 
 
