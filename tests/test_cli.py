@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import importlib.util
+
 import numpy as np
 import pytest
 
@@ -60,3 +62,26 @@ def test_cache_dir_env(monkeypatch, tmp_path):
     monkeypatch.delenv("OZFFT_CACHE_DIR")
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
     assert config.cache_dir() == tmp_path / "ozfft"
+
+
+def test_workspace_env(monkeypatch):
+    monkeypatch.setenv("OZFFT_WORKSPACE", "-5")
+    with pytest.raises(ValueError, match="OZFFT_WORKSPACE must be a positive number of bytes"):
+        config.workspace_limit()
+    monkeypatch.setenv("OZFFT_WORKSPACE", "4096")
+    assert config.workspace_limit() == 4096
+    monkeypatch.delenv("OZFFT_WORKSPACE")
+    assert config.workspace_limit() is None
+
+
+def test_bench_gemm_shapes_are_validated(capsys):
+    with pytest.raises(SystemExit) as info:
+        main(["bench", "gemm", "--shapes", "12x0x4"])
+    assert info.value.code == 2
+    assert "shape must be N or MxNxK" in capsys.readouterr().err
+
+
+@pytest.mark.skipif(importlib.util.find_spec("cupy") is not None, reason="cupy is installed")
+def test_bench_gemm_without_gpu_says_why(capsys):
+    assert main(["bench", "gemm", "--shapes", "64"]) == 2
+    assert "ozfft bench gemm: the CUDA engine needs cupy" in capsys.readouterr().err

@@ -5,16 +5,8 @@ from __future__ import annotations
 from ozfft.engines.cuda.workspace import K_BLOCK, MAX_COL_BLOCK, pad_k, plan_workspace
 
 
-def test_pad_k():
-    assert [pad_k(k) for k in (1, 15, 16, 17, 1000)] == [16, 16, 16, 32, 1008]
-
-
-def test_whole_product_when_it_fits():
-    ws = plan_workspace(
-        1,
-        1024,
-        1024,
-        1024,
+def _plan(batch=1, m=16384, n=16384, k=16384, **overrides):
+    options = dict(
         moduli=16,
         is_complex=False,
         products=1,
@@ -22,6 +14,15 @@ def test_whole_product_when_it_fits():
         out_itemsize=8,
         block_budget=1 << 40,
     )
+    return plan_workspace(batch, m, n, k, **(options | overrides))
+
+
+def test_pad_k():
+    assert [pad_k(k) for k in (1, 15, 16, 17, 1000)] == [16, 16, 16, 32, 1008]
+
+
+def test_whole_product_when_it_fits():
+    ws = _plan(m=1024, n=1024, k=1024)
     assert ws.col_block == 1024
     assert ws.residue_bytes == 16 * 1 * (1024 + 1024) * 1024
     assert ws.block_bytes == 16 * 1 * 1024 * 1024 * 4
@@ -29,36 +30,24 @@ def test_whole_product_when_it_fits():
 
 
 def test_column_blocks_under_budget():
-    # 16384^2 DGEMM, 16 moduli: the INT32 planes of all columns are 17 GB; allow 8 GiB
-    budget = 8 << 30
-    ws = plan_workspace(
-        1,
-        16384,
-        16384,
-        16384,
-        moduli=16,
-        is_complex=False,
-        products=1,
-        accurate=False,
-        out_itemsize=8,
-        block_budget=budget,
-    )
-    assert ws.col_block % 256 == 0 and 0 < ws.col_block < 16384
+    # 16384^2 DGEMM, 16 moduli: 1 MiB of INT32 planes per column; allow 6 GiB
+    budget = 6 << 30
+    ws = _plan(block_budget=budget)
+    assert ws.col_block % 256 == 0 and 0 < ws.col_block < MAX_COL_BLOCK
     assert ws.block_bytes <= budget < 16 * 16384 * (ws.col_block + 256) * 4
 
 
 def test_complex_and_k_blocking_counted():
-    ws = plan_workspace(
-        2,
-        100,
-        50,
-        K_BLOCK + 1,
+    ws = _plan(
+        batch=2,
+        m=100,
+        n=50,
+        k=K_BLOCK + 1,
         moduli=8,
         is_complex=True,
         products=3,
         accurate=True,
         out_itemsize=16,
-        block_budget=1 << 40,
     )
     kp = pad_k(K_BLOCK + 1)
     assert ws.planes == 3 and ws.kp == kp
@@ -68,32 +57,9 @@ def test_complex_and_k_blocking_counted():
 
 
 def test_impossible_budget_gives_zero_block():
-    ws = plan_workspace(
-        1,
-        4096,
-        4096,
-        4096,
-        moduli=16,
-        is_complex=False,
-        products=1,
-        accurate=False,
-        out_itemsize=8,
-        block_budget=1000,
-    )
+    ws = _plan(m=4096, n=4096, k=4096, block_budget=1000)
     assert ws.col_block == 0 and ws.block_bytes > 1000
 
 
 def test_column_block_capped_for_int8_gemm_speed():
-    ws = plan_workspace(
-        1,
-        16384,
-        16384,
-        16384,
-        moduli=16,
-        is_complex=False,
-        products=1,
-        accurate=False,
-        out_itemsize=8,
-        block_budget=1 << 40,
-    )
-    assert ws.col_block == MAX_COL_BLOCK == 8192
+    assert _plan().col_block == MAX_COL_BLOCK == 8192
