@@ -7,6 +7,8 @@
                        ``$XDG_CACHE_HOME/ozfft`` or ``~/.cache/ozfft``)
 ``OZFFT_LOG_LEVEL``    level of the ``ozfft`` logger (``DEBUG``, ``INFO``, ...)
 ``OZFFT_CHUNK``        outputs per Phase-B chunk on the NumPy engine (default 65536)
+``OZFFT_PLAN_MEMORY``  bytes an FFT plan may take (default 4 GiB); larger plans raise
+``OZFFT_PLAN_CACHE``   FFT plans kept in the LRU cache (default 32)
 ``OZFFT_WORKSPACE``    cap, in bytes, on the CUDA engine's GEMM workspace (default:
                        half the free device memory); smaller caps give narrower
                        column blocks
@@ -18,7 +20,15 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-__all__ = ["cache_dir", "forced_engine", "log_level", "phase_b_chunk", "workspace_limit"]
+__all__ = [
+    "cache_dir",
+    "forced_engine",
+    "log_level",
+    "phase_b_chunk",
+    "plan_cache_size",
+    "plan_memory_limit",
+    "workspace_limit",
+]
 
 
 def forced_engine() -> str | None:
@@ -61,3 +71,20 @@ def workspace_limit() -> int | None:
     if limit < 1:
         raise ValueError(f"OZFFT_WORKSPACE must be a positive number of bytes, not {limit}")
     return limit
+
+
+def _positive_int(name: str, default: int) -> int:
+    value = int(os.environ.get(name, str(default)))
+    if value < 1:
+        raise ValueError(f"{name} must be a positive integer, not {value}")
+    return value
+
+
+def plan_memory_limit() -> int:
+    """Bytes one FFT plan may take (``OZFFT_PLAN_MEMORY``, default 4 GiB)."""
+    return _positive_int("OZFFT_PLAN_MEMORY", 4 << 30)
+
+
+def plan_cache_size() -> int:
+    """Number of FFT plans the LRU cache keeps (``OZFFT_PLAN_CACHE``, default 32)."""
+    return _positive_int("OZFFT_PLAN_CACHE", 32)

@@ -12,6 +12,7 @@ __all__ = [
     "DeviceUnavailableError",
     "NonFiniteInputError",
     "OzfftError",
+    "PlanMemoryError",
     "UnsupportedDTypeError",
 ]
 
@@ -57,4 +58,17 @@ class DeviceMemoryError(OzfftError, MemoryError):
         super().__init__(
             f"{what} needs {needed_bytes} bytes ({needed_bytes / 2**30:.2f} GiB) of GPU "
             f"memory{free}; use smaller operands or free device memory"
+        )
+
+
+class PlanMemoryError(OzfftError, MemoryError):
+    """An FFT plan would take more memory than allowed (``OZFFT_PLAN_MEMORY``)."""
+
+    def __init__(self, n: int, needed_bytes: int, limit_bytes: int) -> None:
+        self.needed_bytes = needed_bytes
+        self.limit_bytes = limit_bytes
+        super().__init__(
+            f"an FFT plan for length {n} needs {needed_bytes} bytes "
+            f"({needed_bytes / 2**30:.2f} GiB), more than the {limit_bytes} bytes allowed; "
+            "raise OZFFT_PLAN_MEMORY or transform a shorter axis"
         )

@@ -79,6 +79,11 @@ class Engine(abc.ABC):
     def residues(self, x: Any, shift: Any, moduli: ModuliSet) -> ResidueStack:
         """Symmetric residues of ``trunc(2**shift x)`` for every modulus (exact)."""
 
+    @abc.abstractmethod
+    def integer_residues(self, re: Any, im: Any, moduli: ModuliSet) -> ResidueStack:
+        """Residue stack of a complex *integer* operand given as int64 numpy arrays
+        ``(..., rows, k)`` with ``|value| < 2**62`` (the FFT's fixed-point stage matrices)."""
+
     # -- stages 3+4: Phase A and Phase B -----------------------------------------------
     @abc.abstractmethod
     def exact_product(

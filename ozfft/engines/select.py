@@ -12,7 +12,14 @@ from ..errors import DeviceUnavailableError
 from .base import Engine
 from .numpy import NumpyEngine
 
-__all__ = ["array_module_name", "best_engine_name", "describe_engines", "engine_for"]
+__all__ = [
+    "array_module_name",
+    "best_engine_name",
+    "cuda_engine",
+    "describe_engines",
+    "engine_for",
+    "numpy_engine",
+]
 
 _NUMPY_ENGINE = NumpyEngine()
 
@@ -34,6 +41,11 @@ def engine_for(*arrays: Any) -> Engine:
                 "(cupy.asarray / cupy.asnumpy)"
             )
         return cuda_engine()
+    return _NUMPY_ENGINE
+
+
+def numpy_engine() -> Engine:
+    """The (stateless, shared) NumPy engine."""
     return _NUMPY_ENGINE
 
 

@@ -38,6 +38,7 @@ __all__ = [
     "accurate_shift",
     "ceil_log2",
     "fast_shift",
+    "fast_shift_squared",
 ]
 
 #: ``c = ceil(|f| * 2**BOUND_MANTISSA_BITS)`` bounds each mantissa from above.
@@ -64,9 +65,20 @@ def ceil_log2(xp, v):
 
 
 def fast_shift(xp, max_exp, sumsq, budget_bits: int):
-    """Fast-mode row shifts ``sigma`` from the row exponent and fixed-point sum of squares."""
+    """Fast-mode row shifts ``sigma`` from the row exponent and fixed-point sum of squares
+    (each operand gets ``||2**sigma a||_2**2 <= 2**(L-1)``)."""
+    return fast_shift_squared(xp, max_exp, sumsq, budget_bits - 1)
+
+
+def fast_shift_squared(xp, max_exp, sumsq, squared_budget: int):
+    """Largest shifts with ``||2**sigma a||_2**2 <= 2**squared_budget`` (exact integers).
+
+    Used directly when the other operand is a fixed integer matrix whose squared row
+    norms are known (the FFT's stage matrices): the data then gets the rest of
+    ``2 (L - 1)``.
+    """
     num = (
-        (budget_bits - 1 + 2 * BOUND_MANTISSA_BITS + FRACTION_BITS)
+        (squared_budget + 2 * BOUND_MANTISSA_BITS + FRACTION_BITS)
         - 2 * max_exp.astype(xp.int64)
         - ceil_log2(xp, sumsq)
     )

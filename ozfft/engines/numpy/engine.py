@@ -36,6 +36,9 @@ class NumpyEngine(Engine):
     def residues(self, x: np.ndarray, shift: np.ndarray, moduli: ModuliSet) -> ResidueStack:
         return residues.residues(x, shift, moduli)
 
+    def integer_residues(self, re: np.ndarray, im: np.ndarray, moduli: ModuliSet) -> ResidueStack:
+        return residues.integer_residues(re, im, moduli)
+
     def exact_product(
         self,
         ra: ResidueStack,

@@ -24,7 +24,7 @@ from ...ozaki.moduli import ModuliSet
 from ..base import ResidueStack
 from .scaling import real_parts
 
-__all__ = ["CHUNK", "residues", "rmod"]
+__all__ = ["CHUNK", "integer_residues", "residues", "rmod", "symmetric_int_residues"]
 
 #: elements per cache-resident chunk
 CHUNK = 1 << 16
@@ -71,3 +71,25 @@ def residues(x: np.ndarray, shift: np.ndarray, moduli: ModuliSet) -> ResidueStac
     if len(parts) == 1:
         return ResidueStack(parts[0], is_complex=False)
     return ResidueStack(np.stack(parts, axis=1), is_complex=True)
+
+
+def symmetric_int_residues(values: np.ndarray, moduli: ModuliSet) -> np.ndarray:
+    """``(N, ...)`` int8 symmetric residues of an int64 array (exact integer arithmetic)."""
+    out = np.empty((moduli.count, *values.shape), np.int8)
+    for i, p in enumerate(moduli.moduli):
+        r = np.mod(values, p)  # [0, p)
+        r[r > p // 2] -= p  # [-(p-1)/2, p/2]; p = 256 keeps +128 as -128 (int8 wrap)
+        out[i] = r.astype(np.int16).astype(np.int8)
+    return out
+
+
+def integer_residues(re: np.ndarray, im: np.ndarray, moduli: ModuliSet) -> ResidueStack:
+    """Residue stack ``(N, 2, ..., rows, k)`` (float32) of the integer operand re + i im."""
+    planes = np.stack(
+        [
+            symmetric_int_residues(np.asarray(re, np.int64), moduli),
+            symmetric_int_residues(np.asarray(im, np.int64), moduli),
+        ],
+        axis=1,
+    )
+    return ResidueStack(planes.astype(np.float32), is_complex=True)
