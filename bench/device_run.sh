@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # One device session: GPU tests, ozfft check, then the GEMM benchmark.
-#   bench/device_run.sh [quick|full]      (results and logs under $OUT)
+#   bench/device_run.sh [quick|fft|full]      (results and logs under $OUT)
 set -uo pipefail
 mode=${1:-quick}
 export PYTHONPATH=$PWD PYTHONUNBUFFERED=1 OZFFT_CACHE_DIR=${OUT:-/tmp}/kcache
@@ -13,7 +13,10 @@ python3 -m ozfft.cli check 2>&1 | tee "$out/check.log"
 if [ "$mode" = quick ]; then
   python3 -m ozfft.cli bench gemm --ops dgemm zgemm --shapes 4096 8192 --moduli 16 \
     --modes fast --reps 3 --out "$out/bench" 2>&1 | tee "$out/bench.log"
+elif [ "$mode" = fft ]; then
+  python3 -m ozfft.cli bench fft --out "$out/bench" 2>&1 | tee "$out/bench-fft.log"
 else
   python3 -m ozfft.cli bench gemm --reps 3 --out "$out/bench" 2>&1 | tee "$out/bench.log"
+  python3 -m ozfft.cli bench fft --out "$out/bench" 2>&1 | tee "$out/bench-fft.log"
 fi
 rm -rf "$OZFFT_CACHE_DIR"

@@ -13,7 +13,7 @@ from .linalg import matmul
 from .options import GemmOptions
 from .reference import exact_matmul, max_relative_error, phi_matrix
 
-__all__ = ["CheckResult", "run_gemm_check"]
+__all__ = ["CheckResult", "FFTCheckResult", "run_fft_check", "run_gemm_check"]
 
 
 @dataclass(frozen=True)
@@ -106,4 +106,71 @@ def run_gemm_check(
         native_error=max(native_errors),
         seconds=seconds,
         native_seconds=native_seconds,
+    )
+
+
+@dataclass(frozen=True)
+class FFTCheckResult(CheckResult):
+    """A checked 3-D FFT (errors are relative L2 norms)."""
+
+    reference: str = ""
+
+    @property
+    def passed(self) -> bool:
+        """Within 1.5x of the native FFT's error (the library's accuracy contract)."""
+        return self.error <= 1.5 * self.native_error
+
+
+def run_fft_check(size: int = 32, *, seed: int = 0) -> FFTCheckResult:
+    """3-D complex FFT of a random cube on the best engine, against long double."""
+    from .bench.fft import long_double_fftn
+    from .fourier.api import DEFAULT_FFT_MODULI
+    from .fourier.api import fftn as oz_fftn
+
+    rng = np.random.default_rng(seed)
+    x = rng.standard_normal((size,) * 3) + 1j * rng.standard_normal((size,) * 3)
+    engine = best_engine_name()
+    if engine == "cuda":  # pragma: no cover - exercised on GPU machines
+        import cupy
+
+        dx = cupy.asarray(x)
+
+        def run():
+            out = oz_fftn(dx)
+            cupy.cuda.get_current_stream().synchronize()
+            return out
+
+        def run_native():
+            out = cupy.fft.fftn(dx)
+            cupy.cuda.get_current_stream().synchronize()
+            return out
+
+        got, seconds = _timed(run)
+        native, native_seconds = _timed(run_native)
+        got, native = cupy.asnumpy(got), cupy.asnumpy(native)
+    else:
+        got, seconds = _timed(lambda: oz_fftn(x))
+        native, native_seconds = _timed(lambda: np.fft.fftn(x))
+    try:
+        import pyfftw  # noqa: F401
+
+        reference = "pyfftw, clongdouble"
+    except ImportError:
+        reference = "numpy pocketfft, clongdouble"
+    ref = long_double_fftn(x)
+
+    def rel(y):
+        return float(np.linalg.norm((y - ref).ravel()) / np.linalg.norm(ref.ravel()))
+
+    return FFTCheckResult(
+        op="zfft3d",
+        engine=engine,
+        shape=f"{size}x{size}x{size}",
+        moduli=DEFAULT_FFT_MODULI["fp64"],
+        mode="-",
+        error=rel(got),
+        native_error=rel(native),
+        seconds=seconds,
+        native_seconds=native_seconds,
+        reference=reference,
     )

@@ -13,7 +13,7 @@ __all__ = ["main"]
 def _cmd_check(args: argparse.Namespace) -> int:
     import numpy as np
 
-    from .check import run_gemm_check
+    from .check import run_fft_check, run_gemm_check
     from .engines.select import describe_engines
 
     print(f"ozfft {__version__} check — {describe_engines()}")
@@ -37,9 +37,16 @@ def _cmd_check(args: argparse.Namespace) -> int:
             f"{r.error:10.2e} {r.native_error:10.2e} {r.seconds:9.4f} {r.native_seconds:9.4f}  "
             f"{'ok' if r.passed else 'FAIL'}"
         )
-    print("errors: max relative error of sampled entries against exact rational products;")
-    print("native: the float routine of the same engine's library (numpy BLAS or cuBLAS).")
-    print("FFT: not part of this version yet.")
+    f = run_fft_check(args.fft_size, seed=args.seed)
+    ok &= f.passed
+    print(
+        f"{f.op:6} {f.engine:6} {f.shape:16} {f.moduli:>6} {'-':8} "
+        f"{f.error:10.2e} {f.native_error:10.2e} {f.seconds:9.4f} {f.native_seconds:9.4f}  "
+        f"{'ok' if f.passed else 'FAIL'}"
+    )
+    print("GEMM errors: max relative error of sampled entries against exact rational products.")
+    print(f"FFT errors: relative L2 against a long-double transform ({f.reference}).")
+    print("native: the same engine's library (numpy BLAS / pocketfft, or cuBLAS / cuFFT).")
     return 0 if ok else 1
 
 
@@ -57,6 +64,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--moduli", type=int, default=None, help="moduli count (default: by precision)"
     )
     check.add_argument("--fp32", action="store_true", help="also check SGEMM and CGEMM emulation")
+    check.add_argument("--fft-size", type=int, default=32, help="FFT cube size n (n x n x n)")
     check.add_argument("--seed", type=int, default=0)
     check.set_defaults(func=_cmd_check)
 
@@ -67,7 +75,25 @@ def build_parser() -> argparse.ArgumentParser:
     gemm = bench_sub.add_parser("gemm", help="emulated D/Z/S/C GEMM vs cuBLAS (needs a GPU)")
     bench_gemm.add_arguments(gemm)
     gemm.set_defaults(func=_cmd_bench_gemm)
+    from .bench import fft as bench_fft
+
+    fft = bench_sub.add_parser("fft", help="3-D Z2Z FFT vs cuFFT (needs a GPU)")
+    bench_fft.add_arguments(fft)
+    fft.set_defaults(func=_cmd_bench_fft)
     return parser
+
+
+def _cmd_bench_fft(args: argparse.Namespace) -> int:
+    from .bench import fft
+    from .engines.select import cuda_engine
+    from .errors import DeviceUnavailableError
+
+    try:
+        cuda_engine()
+    except DeviceUnavailableError as exc:
+        print(f"ozfft bench fft: {exc}", file=sys.stderr)
+        return 2
+    return fft.main(args)
 
 
 def _cmd_bench_gemm(args: argparse.Namespace) -> int:

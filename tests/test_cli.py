@@ -16,7 +16,7 @@ def test_check_runs_and_reports(capsys):
     assert main(["check", "--size", "48", "--fp32"]) == 0
     out = capsys.readouterr().out
     assert "engine: numpy" in out or "engine: cuda" in out
-    for op in ("dgemm", "zgemm", "sgemm", "cgemm"):
+    for op in ("dgemm", "zgemm", "sgemm", "cgemm", "zfft3d"):
         assert op in out
     assert "FAIL" not in out
 
@@ -85,3 +85,17 @@ def test_bench_gemm_shapes_are_validated(capsys):
 def test_bench_gemm_without_gpu_says_why(capsys):
     assert main(["bench", "gemm", "--shapes", "64"]) == 2
     assert "ozfft bench gemm: the CUDA engine needs cupy" in capsys.readouterr().err
+
+
+def test_fft_check_against_long_double():
+    from ozfft.check import run_fft_check
+
+    r = run_fft_check(12)
+    assert r.passed and 0 < r.error < 1.5 * r.native_error
+    assert r.shape == "12x12x12" and "clongdouble" in r.reference
+
+
+@pytest.mark.skipif(importlib.util.find_spec("cupy") is not None, reason="cupy is installed")
+def test_bench_fft_without_gpu_says_why(capsys):
+    assert main(["bench", "fft", "--sizes", "16"]) == 2
+    assert "ozfft bench fft: the CUDA engine needs cupy" in capsys.readouterr().err

@@ -63,3 +63,8 @@ def test_impossible_budget_gives_zero_block():
 
 def test_column_block_capped_for_int8_gemm_speed():
     assert _plan().col_block == MAX_COL_BLOCK == 8192
+
+
+def test_short_m_products_take_wide_blocks():
+    ws = _plan(m=64, n=1 << 22, k=64, is_complex=True, products=3)
+    assert ws.col_block == (1 << 27) // 64

@@ -17,9 +17,11 @@ __all__ = ["K_BLOCK", "MAX_COL_BLOCK", "GemmWorkspace", "pad_k", "plan_workspace
 
 #: Phase-A k-block: |sum| <= k * 128 * 128 < 2**31 needs k < 2**17; we use 2**16.
 K_BLOCK = 1 << 16
-#: widest column block: cuBLAS INT8 GEMMs run faster at n <= 8192 than at 16384 on
-#: Hopper (1.47 vs 1.28 POP/s, shared/reference), as GEMMul8's blocking found too
+#: widest column block for large m: cuBLAS INT8 GEMMs run faster at n <= 8192 than at
+#: 16384 on Hopper (1.47 vs 1.28 POP/s, shared/reference), as GEMMul8's blocking found;
+#: short-m products (FFT stages: m <= 64) take up to MAX_BLOCK_AREA / m columns instead
 MAX_COL_BLOCK = 8192
+MAX_BLOCK_AREA = 1 << 27
 _COL_QUANTUM = 256
 
 
@@ -83,7 +85,7 @@ def plan_workspace(
     def block_bytes(cols: int) -> int:
         return kblocks * moduli * products * m * _pad4(cols) * 4
 
-    col_block = min(n, MAX_COL_BLOCK)
+    col_block = min(n, max(MAX_COL_BLOCK, MAX_BLOCK_AREA // max(m, 1)))
     if block_bytes(col_block) > block_budget:
         per_col = block_bytes(_COL_QUANTUM) / _COL_QUANTUM
         col_block = min(int(block_budget // per_col) // _COL_QUANTUM * _COL_QUANTUM, n)
