@@ -29,6 +29,7 @@ from ..ozaki.moduli import moduli_set
 from .roots import MAX_ROOT_BITS, fixed_roots, float_roots
 
 __all__ = [
+    "MAX_DIRECT",
     "MAX_RADIX",
     "BluesteinPlan",
     "FFTPlan",
@@ -39,7 +40,11 @@ __all__ = [
     "plan_cache_info",
 ]
 
-#: largest stage (direct DFT) size; larger prime factors go through Bluestein
+#: lengths up to this run as one direct DFT stage (one INT8 GEMM per modulus and
+#: product, k = n): fewer passes over the data than a split, exact fixed-point matrix
+MAX_DIRECT = 1024
+#: longer lengths split into stages of at most this radix; larger prime factors go
+#: through Bluestein
 MAX_RADIX = 64
 #: later stages use at most this radix (plan storage is n * r per stage)
 MAX_LATER_RADIX = 32
@@ -58,10 +63,10 @@ def _prime_factors(n: int) -> list[int]:
 
 
 def factorize(n: int) -> list[int] | None:
-    """Radices ``[r_1, ..., r_s]`` (product n, each <= MAX_RADIX), or None if n has a
-    prime factor > MAX_RADIX. ``r_1`` is the largest divisor <= MAX_RADIX; the rest is
-    split into the fewest balanced factors <= MAX_LATER_RADIX."""
-    if n <= MAX_RADIX:
+    """Radices ``[r_1, ..., r_s]`` with product n: ``[n]`` up to MAX_DIRECT; else ``r_1``
+    the largest divisor <= MAX_RADIX and the rest split into the fewest balanced factors
+    <= MAX_LATER_RADIX. None if n > MAX_DIRECT has a prime factor > MAX_RADIX."""
+    if n <= MAX_DIRECT:
         return [n]
     primes = _prime_factors(n)
     if max(primes) > MAX_RADIX:
