@@ -83,30 +83,29 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _cmd_bench_fft(args: argparse.Namespace) -> int:
-    from .bench import fft
+def _gpu_campaign(args: argparse.Namespace, name: str, module) -> int:
+    """Run a benchmark campaign that needs the CUDA engine, or say why it cannot."""
     from .engines.select import cuda_engine
     from .errors import DeviceUnavailableError
 
     try:
         cuda_engine()
     except DeviceUnavailableError as exc:
-        print(f"ozfft bench fft: {exc}", file=sys.stderr)
+        print(f"ozfft bench {name}: {exc}", file=sys.stderr)
         return 2
-    return fft.main(args)
+    return module.main(args)
+
+
+def _cmd_bench_fft(args: argparse.Namespace) -> int:
+    from .bench import fft
+
+    return _gpu_campaign(args, "fft", fft)
 
 
 def _cmd_bench_gemm(args: argparse.Namespace) -> int:
     from .bench import gemm
-    from .engines.select import cuda_engine
-    from .errors import DeviceUnavailableError
 
-    try:
-        cuda_engine()
-    except DeviceUnavailableError as exc:
-        print(f"ozfft bench gemm: {exc}", file=sys.stderr)
-        return 2
-    return gemm.main(args)
+    return _gpu_campaign(args, "gemm", gemm)
 
 
 def main(argv: list[str] | None = None) -> int:

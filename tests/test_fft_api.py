@@ -37,6 +37,7 @@ def test_real_forward_matches_numpy(name, norm, rng):
     _close(getattr(ozfft, name)(x, norm=norm), getattr(np.fft, name)(x, norm=norm))
 
 
+@pytest.mark.filterwarnings("ignore:`axes` should not be `None`:DeprecationWarning")
 @pytest.mark.parametrize("name", INV_REAL)
 @pytest.mark.parametrize("n_last", [8, 9])
 def test_real_inverse_matches_numpy(name, n_last, rng):
@@ -50,6 +51,7 @@ def test_real_inverse_matches_numpy(name, n_last, rng):
     _close(getattr(ozfft, name)(spec), getattr(np.fft, name)(spec))  # default length
 
 
+@pytest.mark.filterwarnings("ignore:`axes` should not be `None`:DeprecationWarning")
 @pytest.mark.parametrize(
     "kw",
     [

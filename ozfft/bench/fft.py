@@ -15,6 +15,8 @@ from pathlib import Path
 
 import numpy as np
 
+from .timing import median_ms
+
 __all__ = ["add_arguments", "long_double_fftn", "main", "run"]
 
 
@@ -29,25 +31,11 @@ def long_double_fftn(x: np.ndarray) -> np.ndarray:
         return np.fft.fftn(x)
 
 
-def _median_ms(cp, fn, reps: int) -> float:
-    fn()
-    cp.cuda.get_current_stream().synchronize()
-    start, stop = cp.cuda.Event(), cp.cuda.Event()
-    times = []
-    for _ in range(reps):
-        start.record()
-        fn()
-        stop.record()
-        stop.synchronize()
-        times.append(cp.cuda.get_elapsed_time(start, stop))
-    return float(np.median(times))
-
-
 def hbm_copy_bandwidth(cp, nbytes: int = 2 << 30) -> float:
     """Bytes/s of a device-to-device copy, counting bytes read plus written."""
     a = cp.ones(nbytes // 8)
     b = cp.empty_like(a)
-    ms = _median_ms(cp, lambda: b.__setitem__(Ellipsis, a), 5)
+    ms = median_ms(cp, lambda: b.__setitem__(Ellipsis, a), 5, warm=1)
     return 2 * a.nbytes / (ms * 1e-3)
 
 
@@ -72,9 +60,9 @@ def run(sizes, reps: int, max_error_size: int, seed: int) -> list[dict]:
         x = cp.asarray(host)
         plan = cfft.get_fft_plan(x, axes=(0, 1, 2))
         with plan:
-            cufft_ms = _median_ms(cp, lambda x=x: cfft.fftn(x, axes=(0, 1, 2)), max(reps, 5))
+            cufft_ms = median_ms(cp, lambda x=x: cfft.fftn(x, axes=(0, 1, 2)), max(reps, 5))
             native = cfft.fftn(x, axes=(0, 1, 2))
-        ms = _median_ms(cp, lambda x=x: ozfft.fftn(x), reps)
+        ms = median_ms(cp, lambda x=x: ozfft.fftn(x), reps, warm=1)
         ours = ozfft.fftn(x)
         rec = {
             "op": "z2z_3d",

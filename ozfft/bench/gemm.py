@@ -15,6 +15,8 @@ from pathlib import Path
 
 import numpy as np
 
+from .timing import median_ms
+
 __all__ = ["main", "run"]
 
 OPS = {
@@ -23,21 +25,6 @@ OPS = {
     "sgemm": (np.float32, "fp32", (7, 8)),
     "cgemm": (np.complex64, "fp32", (7, 8)),
 }
-
-
-def _median_ms(cp, fn, reps: int, warm: int = 2) -> float:
-    for _ in range(warm):
-        fn()
-    cp.cuda.get_current_stream().synchronize()
-    times = []
-    start, stop = cp.cuda.Event(), cp.cuda.Event()
-    for _ in range(reps):
-        start.record()
-        fn()
-        stop.record()
-        stop.synchronize()
-        times.append(cp.cuda.get_elapsed_time(start, stop))
-    return float(np.median(times))
 
 
 def _phi(cp, shape, dtype, rng):
@@ -102,7 +89,7 @@ def run(shapes, ops, modes, moduli_override, reps, samples, seed, on_record=None
             hb = cp.asnumpy(b[:, cp.asarray(cols)])
             exact = exact_matmul(ha, hb)
             flops = (8 if np.dtype(dtype).kind == "c" else 2) * m * n * k
-            base_ms = _median_ms(cp, lambda a=a, b=b: a @ b, reps)
+            base_ms = median_ms(cp, lambda a=a, b=b: a @ b, reps)
             native = cp.asnumpy((a @ b)[cp.asarray(rows)][:, cp.asarray(cols)])
             base_err = max_relative_error(native, exact)
             for num_moduli in moduli_override or default_moduli:
@@ -111,7 +98,7 @@ def run(shapes, ops, modes, moduli_override, reps, samples, seed, on_record=None
                     def call(a=a, b=b, nm=num_moduli, md=mode, pr=precision):
                         return ozfft.matmul(a, b, precision=pr, moduli=nm, mode=md)
 
-                    ms = _median_ms(cp, call, reps)
+                    ms = median_ms(cp, call, reps)
                     got = cp.asnumpy(call()[cp.asarray(rows)][:, cp.asarray(cols)])
                     rec = {
                         "op": op,
