@@ -28,13 +28,11 @@ def _mp():
 def _cos_sin(n: int, prec: int):
     """(cos, sin) of 2 pi m / n for m = 0 .. n//2 as mpf at ``prec`` bits."""
     mpmath = _mp()
-    ctx = mpmath.mp.clone() if hasattr(mpmath.mp, "clone") else mpmath.mp
     with mpmath.workprec(prec):
         vals = []
         for m in range(n // 2 + 1):
             x = mpmath.mpf(2 * m) / n  # angle / pi
             vals.append((mpmath.cospi(x), mpmath.sinpi(x)))
-    del ctx
     return vals
 
 
