@@ -21,7 +21,14 @@ from ..._version import __version__
 from ...errors import DeviceUnavailableError
 from .sources import kernel_dir, kernel_files
 
-__all__ = ["cache_key", "compile_options", "get_function", "load_module", "nvrtc_version"]
+__all__ = [
+    "cache_key",
+    "compile_options",
+    "cubin_path",
+    "get_function",
+    "load_module",
+    "nvrtc_version",
+]
 
 _STD = "c++17"
 
@@ -96,13 +103,12 @@ def _compile(source: str, macros: dict[str, str], arch: str) -> bytes:
     return bytes(program.compile("cubin").code)
 
 
-@cache
-def load_module(source: str, macro_items: tuple[tuple[str, str], ...], device_id: int) -> Any:
-    """Compiled (or cached) module of ``source`` specialized by ``macro_items``."""
+def cubin_path(source: str, macros: dict[str, str], device_id: int | None = None):
+    """Path of the cached cubin of ``source`` + ``macros`` for a device, compiled if needed."""
     import cupy
 
-    macros = dict(macro_items)
-    major, minor = cupy.cuda.Device(device_id).compute_capability
+    device = cupy.cuda.Device(device_id) if device_id is not None else cupy.cuda.Device()
+    major, minor = device.compute_capability
     arch = f"sm_{major}{minor}"
     key = cache_key(source, macros, arch, nvrtc_version())
     path = config.cache_dir() / f"{source.removesuffix('.cu')}-{arch}-{key[:32]}.cubin"
@@ -110,7 +116,15 @@ def load_module(source: str, macro_items: tuple[tuple[str, str], ...], device_id
         _atomic_write(path, _compile(source, macros, arch))
     else:
         logger.debug("kernel cache hit: %s", path)
-    return cupy.RawModule(path=str(path))
+    return path
+
+
+@cache
+def load_module(source: str, macro_items: tuple[tuple[str, str], ...], device_id: int) -> Any:
+    """Compiled (or cached) module of ``source`` specialized by ``macro_items``."""
+    import cupy
+
+    return cupy.RawModule(path=str(cubin_path(source, dict(macro_items), device_id)))
 
 
 def get_function(source: str, name: str, macros: dict[str, str]) -> Any:
