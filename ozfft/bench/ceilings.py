@@ -93,25 +93,17 @@ def sass_counts(source: str, function: str, macros: dict[str, str]) -> dict | No
     tool = shutil.which("cuobjdump")
     if tool is None:
         return None
-    from ..engines.cuda.compiler import load_module  # noqa: F401  (ensures the cubin)
-    from ..engines.cuda.compiler import get_function
+    from ..engines.cuda.compiler import cubin_path
 
-    get_function(source, function, macros)
-    from .. import config
-
-    cubins = sorted(
-        config.cache_dir().glob(source.removesuffix(".cu") + "-*.cubin"),
-        key=lambda p: p.stat().st_mtime,
-    )
-    for cubin in reversed(cubins):
-        text = subprocess.run(
-            [tool, "-sass", "-fun", function, str(cubin)], capture_output=True, text=True
-        ).stdout
-        ops = re.findall(r"/\*[0-9a-f]{4}\*/\s+(?:@!?U?P\w+\s+)?([A-Z][A-Z0-9_.]*)", text)
-        if ops:
-            hist = Counter(op.split(".")[0] for op in ops)
-            return {"total": len(ops), "top": hist.most_common(12)}
-    return None
+    cubin = cubin_path(source, macros)
+    text = subprocess.run(
+        [tool, "-sass", "-fun", function, str(cubin)], capture_output=True, text=True
+    ).stdout
+    ops = re.findall(r"/\*[0-9a-f]{4}\*/\s+(?:@!?U?P\w+\s+)?([A-Z][A-Z0-9_.]*)", text)
+    if not ops:
+        return None
+    hist = Counter(op.split(".")[0] for op in ops)
+    return {"total": len(ops), "top": hist.most_common(12)}
 
 
 def measure(num_moduli: int = 16) -> dict:
