@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import argparse
+import json
 import sys
+from pathlib import Path
 
 from ._version import __version__
 
@@ -80,7 +82,89 @@ def build_parser() -> argparse.ArgumentParser:
     fft = bench_sub.add_parser("fft", help="3-D Z2Z FFT vs cuFFT (needs a GPU)")
     bench_fft.add_arguments(fft)
     fft.set_defaults(func=_cmd_bench_fft)
+
+    ceil = bench_sub.add_parser("ceilings", help="measure this GPU's and ozfft's rates")
+    ceil.add_argument("--out", type=Path, default=None, help="write ceilings.json here")
+    ceil.set_defaults(func=_cmd_bench_ceilings)
+
+    fl = bench_sub.add_parser("floors", help="bandwidth floors and projected 1024³ times")
+    fl.add_argument(
+        "--model-only", action="store_true", help="datasheet model only (no GPU needed)"
+    )
+    fl.add_argument("--n", type=int, default=1024)
+    fl.add_argument("--moduli", type=int, default=16)
+    fl.add_argument("--out", type=Path, default=None, help="write floors.json/report here")
+    fl.set_defaults(func=_cmd_bench_floors)
+
+    every = bench_sub.add_parser("all", help="the whole campaign, resumable, with a report")
+    every.add_argument("--out", type=Path, default=Path("bench/results/campaign"))
+    every.add_argument("--restart", action="store_true", help="ignore earlier results")
+    every.add_argument("--fft-sizes", type=int, nargs="+", default=[64, 128, 256, 512])
+    every.add_argument("--gemm-shapes", nargs="+", default=["4096", "8192", "16384"])
+    every.set_defaults(func=_cmd_bench_all)
     return parser
+
+
+def _cmd_bench_ceilings(args: argparse.Namespace) -> int:
+    from .bench import ceilings
+
+    class _Main:
+        @staticmethod
+        def main(a):
+            result = ceilings.measure()
+            text = json.dumps(result, indent=1, default=str)
+            print(text)
+            if a.out:
+                a.out.mkdir(parents=True, exist_ok=True)
+                (a.out / "ceilings.json").write_text(text)
+            return 0
+
+    return _gpu_campaign(args, "ceilings", _Main)
+
+
+def _cmd_bench_floors(args: argparse.Namespace) -> int:
+    from .bench.campaign import floors_result
+    from .bench.report import write_report
+
+    ceilings = None
+    if not args.model_only:
+        from .bench import ceilings as ceil_mod
+        from .engines.select import cuda_engine
+        from .errors import DeviceUnavailableError
+
+        try:
+            cuda_engine()
+        except DeviceUnavailableError as exc:
+            print(f"ozfft bench floors: {exc}; use --model-only", file=sys.stderr)
+            return 2
+        ceilings = ceil_mod.measure()
+    result = floors_result(ceilings, args.n, args.moduli)
+    print(f"floors for n = {args.n}, {args.moduli} moduli (multiples of B_HBM):")
+    for unit, value in result["today"].items():
+        print(f"  {unit:26} today {value:9.2f}   32x32 stages {result['design'][unit]:9.2f}")
+    print(f"projected {args.n}³ FP64 3-D FFT (ms):")
+    for p in result["projections"]:
+        native = "n/a" if p["native_fp64_ms"] is None else f"{p['native_fp64_ms']:.1f}"
+        print(
+            f"  {p['gpu']:15} roof {p['roof_ms']:7.1f}  native {native:>7}  "
+            f"ozfft fused(32x32) {p['design_fused_ms']:8.1f}{'' if p['complete'] else '*'}"
+            f"  ozfft today {p['ozfft_unfused_ms']:8.0f}"
+        )
+    if args.out:
+        results = {"floors": result}
+        if ceilings:
+            results["ceilings"] = ceilings
+        print(f"report: {write_report(results, args.out)}")
+    return 0
+
+
+def _cmd_bench_all(args: argparse.Namespace) -> int:
+    from .bench import campaign
+
+    class _Main:
+        main = staticmethod(campaign.run_all)
+
+    return _gpu_campaign(args, "all", _Main)
 
 
 def _gpu_campaign(args: argparse.Namespace, name: str, module) -> int:
