@@ -137,6 +137,7 @@ def measure(num_moduli: int = 16) -> dict:
     rng = np.random.default_rng(0)
     a = cp.asarray(phi_matrix(rng, (n, n), 0.5, np.complex128))
     b = cp.asarray(phi_matrix(rng, (n, n), 0.5, np.complex128))
+    _phases(cp, engine, a, b, num_moduli, "fast", np.dtype(np.complex128))  # warm-up/compile
     phases = _phases(cp, engine, a, b, num_moduli, "fast", np.dtype(np.complex128))
     planes = 3 * num_moduli
     elements = 2 * n * n  # both operands
@@ -158,4 +159,56 @@ def measure(num_moduli: int = 16) -> dict:
         "residues_per_4_elements": sass_r,
         "residues_model_fp64_per_element": residue_fp64_ops(num_moduli),
     }
+    result["ncu"] = ncu_counts()
     return result
+
+
+def ncu_counts(timeout: int = 300) -> dict | None:
+    """Executed thread instructions per output of ozfft's kernels, measured with ncu on
+    :mod:`ozfft.bench.ncu_probe` (None without ncu or when counters are unavailable)."""
+    import os
+    import sys
+
+    tool = shutil.which("ncu")
+    if tool is None:
+        return None
+    cmd = [
+        tool,
+        "--clock-control",
+        "none",
+        "--metrics",
+        "smsp__sass_thread_inst_executed.sum",
+        "-k",
+        "regex:oz_reconstruct_complex|oz_residues_complex",
+        sys.executable,
+        "-m",
+        "ozfft.bench.ncu_probe",
+    ]
+    try:
+        text = subprocess.run(
+            cmd, capture_output=True, text=True, timeout=timeout, env=os.environ.copy()
+        ).stdout
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    counts: dict[str, list[int]] = {}
+    current = None
+    for line in text.splitlines():
+        m = re.match(r"\s+(oz_\w+) \(", line)
+        if m:
+            current = m.group(1)
+        m = re.search(r"smsp__sass_thread_inst_executed.sum\s+inst\s+([\d,]+)", line)
+        if m and current:
+            counts.setdefault(current, []).append(int(m.group(1).replace(",", "")))
+    if "oz_reconstruct_complex" not in counts:
+        return None
+    outputs = 1024 * 1024  # the probe's product
+    residue_elements = 1024 * 64  # per residue launch (A, then Bt)
+    return {
+        "phase_b_per_complex_output": counts["oz_reconstruct_complex"][0] / outputs,
+        "residues_per_complex_element": (
+            counts["oz_residues_complex"][0] / residue_elements
+            if "oz_residues_complex" in counts
+            else None
+        ),
+        "phase_b_model": phase_b_instructions(16),
+    }

@@ -45,11 +45,16 @@ __all__ = [
 
 BYTES_FUSED = 32  #: complex128 read + write per element and pass
 #: Phase B fixed instructions per real output: carry propagation, quotient estimate,
-#: exact +-P corrections, sign/magnitude, rounding and store (counted in phase_b.cu)
+#: exact +-P corrections, sign/magnitude, rounding and store. Calibrated so that the
+#: model equals the executed count measured with ncu on an H200 (2026-11-21, 16 moduli:
+#: 1761 thread instructions per complex output of oz_reconstruct_complex).
 PHASE_B_FIXED_PER_LIMB = 22
-PHASE_B_FIXED = 70
-#: constant-divisor modulo of an int32 (mul-hi, shift, multiply-subtract, sign fix)
-MOD_INSTRUCTIONS = 6
+PHASE_B_FIXED = 265
+#: constant-divisor modulo of an int32 (mul-hi, shifts, multiply-subtract, sign fix)
+MOD_INSTRUCTIONS = 8
+#: executed instructions of oz_residues_complex per complex element at 16 moduli (ncu,
+#: H200, 2026-11-21): the FP64 operations of the model plus conversions, stores, indexing
+RESIDUES_EXECUTED_16 = 770
 
 
 def _limbs32(num_moduli: int) -> int:

@@ -118,6 +118,16 @@ def write_report(results: dict, out: Path) -> Path:
                 f"output; the model counts {sass['phase_b_model']}.",
                 "",
             ]
+        ncu = ceil.get("ncu")
+        if ncu:
+            res = ncu.get("residues_per_complex_element")
+            lines += [
+                f"ncu cross-check (executed): Phase B "
+                f"{ncu['phase_b_per_complex_output']:.0f} thread instructions per complex "
+                f"output (model {ncu['phase_b_model']}); residues "
+                f"{_fmt(res, '.0f')} per complex element.",
+                "",
+            ]
     floors = results.get("floors")
     if floors:
         lines += [

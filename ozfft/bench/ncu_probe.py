@@ -1,5 +1,6 @@
-"""One emulated complex product (1024 x 64 x 1024, 16 moduli) for ncu to count the
-executed instructions of the residue and Phase-B kernels."""
+"""One emulated complex product (1024 x 64 x 1024, 16 moduli) for ``ncu`` to count the
+executed instructions of the residue and Phase-B kernels (``python -m
+ozfft.bench.ncu_probe``; run by ``ozfft bench ceilings`` when ncu is installed)."""
 
 import cupy as cp
 import numpy as np
