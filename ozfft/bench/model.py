@@ -49,7 +49,7 @@ BYTES_FUSED = 32  #: complex128 read + write per element and pass
 #: model equals the executed count measured with ncu on an H200 (2026-11-21, 16 moduli:
 #: 1761 thread instructions per complex output of oz_reconstruct_complex).
 PHASE_B_FIXED_PER_LIMB = 22
-PHASE_B_FIXED = 265
+PHASE_B_FIXED = 266
 #: constant-divisor modulo of an int32 (mul-hi, shifts, multiply-subtract, sign fix)
 MOD_INSTRUCTIONS = 8
 #: executed instructions of oz_residues_complex per complex element at 16 moduli (ncu,
