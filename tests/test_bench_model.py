@@ -151,3 +151,33 @@ def test_gpu_campaigns_say_why_without_gpu(capsys):
     assert "use --model-only" in capsys.readouterr().err
     assert main(["bench", "all", "--out", "/tmp/never"]) == 2
     assert main(["bench", "ceilings"]) == 2
+
+
+def test_campaign_resumes_finished_steps(tmp_path, capsys):
+    """Steps recorded in campaign.json are kept (no GPU needed when all are done)."""
+    import argparse
+
+    from ozfft.bench.campaign import run_all
+
+    done = {
+        "ceilings": {
+            "gpu": "Earlier GPU",
+            "hbm_Bps": 4e12,
+            "int8_gemm_ops": 1.4e15,
+            "fp8_gemm_flops": 1.3e15,
+            "int32_imad_ops": 1.6e13,
+            "fp64_fma_ops": 1.6e13,
+            "ozfft_residues_Bps": 1.8e12,
+            "ozfft_phase_b_Bps": 1.8e12,
+            "ozfft_phase_b_outputs_per_s": 9e9,
+        },
+        "floors": floors_result(None),
+        "fft": [],
+        "gemm": [],
+    }
+    (tmp_path / "campaign.json").write_text(json.dumps(done))
+    args = argparse.Namespace(out=tmp_path, restart=False, fft_sizes=[64], gemm_shapes=["64"])
+    assert run_all(args) == 0
+    out = capsys.readouterr().out
+    assert out.count("done earlier, kept") == 4  # nothing re-measured, no GPU touched
+    assert "Earlier GPU" in (tmp_path / "report.md").read_text()
