@@ -181,3 +181,19 @@ def test_campaign_resumes_finished_steps(tmp_path, capsys):
     out = capsys.readouterr().out
     assert out.count("done earlier, kept") == 4  # nothing re-measured, no GPU touched
     assert "Earlier GPU" in (tmp_path / "report.md").read_text()
+
+
+def test_report_without_matplotlib_still_written(tmp_path, monkeypatch):
+    import builtins
+
+    real_import = builtins.__import__
+
+    def no_matplotlib(name, *args, **kwargs):
+        if name.startswith("matplotlib"):
+            raise ImportError("no matplotlib here")
+        return real_import(name, *args, **kwargs)
+
+    monkeypatch.setattr(builtins, "__import__", no_matplotlib)
+    report = write_report({"floors": floors_result(None)}, tmp_path)
+    assert "pip install matplotlib" in report.read_text()
+    assert not list(tmp_path.glob("*.png"))

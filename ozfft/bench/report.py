@@ -18,7 +18,10 @@ def _fmt(v, spec=".3g") -> str:
 
 
 def _plots(results: dict, out: Path) -> list[str]:
-    import matplotlib
+    try:
+        import matplotlib
+    except ImportError:
+        return []
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
@@ -165,8 +168,11 @@ def write_report(results: dict, out: Path) -> Path:
     for key, title in (("fft", "3-D FFT vs cuFFT"), ("gemm", "GEMM vs cuBLAS")):
         if results.get(key):
             lines += [f"## {title}", "", f"{len(results[key])} records in campaign.json.", ""]
-    for png in _plots(results, out):
+    pngs = _plots(results, out)
+    for png in pngs:
         lines += [f"![{png}]({png})", ""]
+    if not pngs:
+        lines += ["(No plots: they need matplotlib — `pip install matplotlib`.)", ""]
     report = out / "report.md"
     report.write_text("\n".join(lines))
     return report
