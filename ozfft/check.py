@@ -47,6 +47,30 @@ def _timed(fn, repeats: int = 3):
     return out, best
 
 
+def _run_pair(engine: str, ours, native, *inputs):
+    """Time ``ours(xp, *inputs)`` and ``native(xp, *inputs)`` on the engine's arrays
+    (synchronized on a GPU); return host results and best-of-3 seconds."""
+    if engine != "cuda":
+        got, seconds = _timed(lambda: ours(np, *inputs))
+        ref, native_seconds = _timed(lambda: native(np, *inputs))
+        return got, seconds, ref, native_seconds
+    import cupy  # pragma: no cover - exercised on GPU machines
+
+    device_inputs = [cupy.asarray(x) for x in inputs]
+
+    def synced(fn):
+        def run():
+            out = fn(cupy, *device_inputs)
+            cupy.cuda.get_current_stream().synchronize()
+            return out
+
+        return run
+
+    got, seconds = _timed(synced(ours))
+    ref, native_seconds = _timed(synced(native))
+    return cupy.asnumpy(got), seconds, cupy.asnumpy(ref), native_seconds
+
+
 def run_gemm_check(
     size: int = 512,
     *,
@@ -65,28 +89,13 @@ def run_gemm_check(
     precision = "fp32" if dtype in (np.float32, np.complex64) else "fp64"
     options = GemmOptions(precision=precision, moduli=moduli, mode=mode)
     engine = best_engine_name()
-    if engine == "cuda":  # pragma: no cover - exercised on GPU machines
-        import cupy
-
-        da, db = cupy.asarray(a), cupy.asarray(b)
-
-        def run():
-            out = matmul(da, db, precision=precision, moduli=moduli, mode=mode)
-            cupy.cuda.get_current_stream().synchronize()
-            return out
-
-        def run_native():
-            out = da @ db
-            cupy.cuda.get_current_stream().synchronize()
-            return out
-
-        got, seconds = _timed(run)
-        got = cupy.asnumpy(got)
-        native, native_seconds = _timed(run_native)
-        native = cupy.asnumpy(native)
-    else:
-        got, seconds = _timed(lambda: matmul(a, b, precision=precision, moduli=moduli, mode=mode))
-        native, native_seconds = _timed(lambda: a @ b)
+    got, seconds, native, native_seconds = _run_pair(
+        engine,
+        lambda xp, x, y: matmul(x, y, precision=precision, moduli=moduli, mode=mode),
+        lambda xp, x, y: x @ y,
+        a,
+        b,
+    )
     rows = rng.choice(size, samples)
     cols = rng.choice(size, samples)
     errors = []
@@ -130,27 +139,9 @@ def run_fft_check(size: int = 32, *, seed: int = 0) -> FFTCheckResult:
     rng = np.random.default_rng(seed)
     x = rng.standard_normal((size,) * 3) + 1j * rng.standard_normal((size,) * 3)
     engine = best_engine_name()
-    if engine == "cuda":  # pragma: no cover - exercised on GPU machines
-        import cupy
-
-        dx = cupy.asarray(x)
-
-        def run():
-            out = oz_fftn(dx)
-            cupy.cuda.get_current_stream().synchronize()
-            return out
-
-        def run_native():
-            out = cupy.fft.fftn(dx)
-            cupy.cuda.get_current_stream().synchronize()
-            return out
-
-        got, seconds = _timed(run)
-        native, native_seconds = _timed(run_native)
-        got, native = cupy.asnumpy(got), cupy.asnumpy(native)
-    else:
-        got, seconds = _timed(lambda: oz_fftn(x))
-        native, native_seconds = _timed(lambda: np.fft.fftn(x))
+    got, seconds, native, native_seconds = _run_pair(
+        engine, lambda xp, v: oz_fftn(v), lambda xp, v: xp.fft.fftn(v), x
+    )
     try:
         import pyfftw  # noqa: F401
 

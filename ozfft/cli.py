@@ -105,21 +105,19 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _cmd_bench_ceilings(args: argparse.Namespace) -> int:
+def _write_ceilings(args: argparse.Namespace) -> int:
     from .bench import ceilings
 
-    class _Main:
-        @staticmethod
-        def main(a):
-            result = ceilings.measure()
-            text = json.dumps(result, indent=1, default=str)
-            print(text)
-            if a.out:
-                a.out.mkdir(parents=True, exist_ok=True)
-                (a.out / "ceilings.json").write_text(text)
-            return 0
+    text = json.dumps(ceilings.measure(), indent=1, default=str)
+    print(text)
+    if args.out:
+        args.out.mkdir(parents=True, exist_ok=True)
+        (args.out / "ceilings.json").write_text(text)
+    return 0
 
-    return _gpu_campaign(args, "ceilings", _Main)
+
+def _cmd_bench_ceilings(args: argparse.Namespace) -> int:
+    return _gpu_campaign(args, "ceilings", _write_ceilings)
 
 
 def _cmd_bench_floors(args: argparse.Namespace) -> int:
@@ -161,13 +159,10 @@ def _cmd_bench_floors(args: argparse.Namespace) -> int:
 def _cmd_bench_all(args: argparse.Namespace) -> int:
     from .bench import campaign
 
-    class _Main:
-        main = staticmethod(campaign.run_all)
-
-    return _gpu_campaign(args, "all", _Main)
+    return _gpu_campaign(args, "all", campaign.run_all)
 
 
-def _gpu_campaign(args: argparse.Namespace, name: str, module) -> int:
+def _gpu_campaign(args: argparse.Namespace, name: str, run) -> int:
     """Run a benchmark campaign that needs the CUDA engine, or say why it cannot."""
     from .engines.select import cuda_engine
     from .errors import DeviceUnavailableError
@@ -177,19 +172,19 @@ def _gpu_campaign(args: argparse.Namespace, name: str, module) -> int:
     except DeviceUnavailableError as exc:
         print(f"ozfft bench {name}: {exc}", file=sys.stderr)
         return 2
-    return module.main(args)
+    return run(args)
 
 
 def _cmd_bench_fft(args: argparse.Namespace) -> int:
     from .bench import fft
 
-    return _gpu_campaign(args, "fft", fft)
+    return _gpu_campaign(args, "fft", fft.main)
 
 
 def _cmd_bench_gemm(args: argparse.Namespace) -> int:
     from .bench import gemm
 
-    return _gpu_campaign(args, "gemm", gemm)
+    return _gpu_campaign(args, "gemm", gemm.main)
 
 
 def main(argv: list[str] | None = None) -> int:

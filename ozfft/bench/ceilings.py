@@ -20,10 +20,11 @@ import numpy as np
 from .model import phase_b_instructions, residue_fp64_ops
 from .timing import median_ms
 
-__all__ = ["measure", "sass_counts"]
+__all__ = ["hbm_copy_bandwidth", "measure", "ncu_counts", "sass_counts"]
 
 
-def _hbm(cp) -> float:
+def hbm_copy_bandwidth(cp) -> float:
+    """Bytes/s of a 2 GiB device-to-device copy, counting bytes read plus written."""
     a = cp.ones((2 << 30) // 8)
     b = cp.empty_like(a)
     ms = median_ms(cp, lambda: b.__setitem__(Ellipsis, a), 7, warm=1)
@@ -122,7 +123,7 @@ def measure(num_moduli: int = 16) -> dict:
     result = {
         "gpu": gpu,
         "sms": sm_count,
-        "hbm_Bps": _hbm(cp),
+        "hbm_Bps": hbm_copy_bandwidth(cp),
         "int8_gemm_ops": _int8_gemm(cp, engine),
         "fp8_gemm_flops": _fp8_gemm(),
     }

@@ -124,14 +124,12 @@ def _c2c_axis(engine, x, n: int | None, axis: int, norm: str, inverse: bool, num
     y = transform(engine, cols, get_plan(n, num_moduli))
     if inverse:
         y = xp.conj(y)
-    scale = {
-        ("backward", False): None,
-        ("forward", True): None,
-        ("backward", True): float(n),
-        ("forward", False): float(n),
-    }.get((norm, inverse), math.sqrt(n))
-    if scale is not None and scale != 1.0:
-        y = y / scale
+    # "ortho" divides both directions by sqrt(n); otherwise the 1/n sits on the inverse
+    # ("backward") or on the forward transform ("forward")
+    if norm == "ortho":
+        y = y / math.sqrt(n)
+    elif (norm == "forward") != inverse and n > 1:
+        y = y / float(n)
     return xp.moveaxis(y.reshape(shape), 0, axis)
 
 

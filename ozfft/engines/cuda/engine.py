@@ -229,20 +229,18 @@ class CudaEngine(Engine):
 
     def integer_residues(self, re: Any, im: Any, moduli: ModuliSet) -> ResidueStack:
         """INT8 planes (re, im, rmod(re + im)) of an integer operand, padded to ``kp``."""
-        from ..numpy.residues import symmetric_int_residues
+        from ..numpy.residues import symmetric_int_residues, symmetric_mod
 
         cp = self._cp
         re = np.asarray(re, np.int64)
         im = np.asarray(im, np.int64)
         k = re.shape[-1]
         kp = pad_k(k)
-        rr = symmetric_int_residues(re, moduli).astype(np.int16)
-        ri = symmetric_int_residues(im, moduli).astype(np.int16)
+        rr = symmetric_int_residues(re, moduli)
+        ri = symmetric_int_residues(im, moduli)
         rs = np.empty_like(rr)
         for i, p in enumerate(moduli.moduli):  # rmod(re + im, p_i), the Karatsuba sum plane
-            t = np.mod(rr[i] + ri[i], p)
-            t[t > p // 2] -= p
-            rs[i] = t
+            rs[i] = symmetric_mod(rr[i].astype(np.int16) + ri[i], p)
         planes = np.zeros((moduli.count, 3, *re.shape[:-1], kp), np.int8)
         planes[:, 0, ..., :k] = rr
         planes[:, 1, ..., :k] = ri

@@ -24,7 +24,14 @@ from ...ozaki.moduli import ModuliSet
 from ..base import ResidueStack
 from .scaling import real_parts
 
-__all__ = ["CHUNK", "integer_residues", "residues", "rmod", "symmetric_int_residues"]
+__all__ = [
+    "CHUNK",
+    "integer_residues",
+    "residues",
+    "rmod",
+    "symmetric_int_residues",
+    "symmetric_mod",
+]
 
 #: elements per cache-resident chunk
 CHUNK = 1 << 16
@@ -73,13 +80,19 @@ def residues(x: np.ndarray, shift: np.ndarray, moduli: ModuliSet) -> ResidueStac
     return ResidueStack(np.stack(parts, axis=1), is_complex=True)
 
 
+def symmetric_mod(values: np.ndarray, p: int) -> np.ndarray:
+    """Exact symmetric residue of an integer array, in ``[-(p-1)/2, p/2]``, as int8
+    (p = 256: +128 wraps to -128, the same class)."""
+    r = np.mod(values, p)
+    r[r > p // 2] -= p
+    return r.astype(np.int16).astype(np.int8)
+
+
 def symmetric_int_residues(values: np.ndarray, moduli: ModuliSet) -> np.ndarray:
     """``(N, ...)`` int8 symmetric residues of an int64 array (exact integer arithmetic)."""
     out = np.empty((moduli.count, *values.shape), np.int8)
     for i, p in enumerate(moduli.moduli):
-        r = np.mod(values, p)  # [0, p)
-        r[r > p // 2] -= p  # [-(p-1)/2, p/2]; p = 256 keeps +128 as -128 (int8 wrap)
-        out[i] = r.astype(np.int16).astype(np.int8)
+        out[i] = symmetric_mod(values, p)
     return out
 
 
