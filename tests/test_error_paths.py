@@ -1,0 +1,59 @@
+"""Error paths not covered elsewhere: each raises a specific, clearly worded error."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import ozfft
+from ozfft import config
+from ozfft.engines import NumpyEngine
+from ozfft.engines.cuda import sources
+from ozfft.engines.numpy.exact import exact_int_matmul
+from ozfft.fourier.roots import fixed_roots
+from ozfft.ozaki.moduli import moduli_set
+
+
+@pytest.mark.parametrize(
+    "name, reader",
+    [("OZFFT_PLAN_MEMORY", config.plan_memory_limit), ("OZFFT_PLAN_CACHE", config.plan_cache_size)],
+)
+def test_plan_env_must_be_positive(monkeypatch, name, reader):
+    monkeypatch.setenv(name, "0")
+    with pytest.raises(ValueError, match=f"{name} must be a positive integer, not 0"):
+        reader()
+
+
+def test_root_bits_range():
+    with pytest.raises(ValueError, match=r"bits must be in \[0, 61\], got 62"):
+        fixed_roots(8, 62)
+
+
+def test_exact_matmul_refuses_inexact_accumulation():
+    x = np.ones((1, 4), np.float32)
+    with pytest.raises(ValueError, match="k = 4 is too large for an exact float64"):
+        exact_int_matmul(x, x.T, 2**52)
+
+
+def test_fft_moduli_type():
+    with pytest.raises(TypeError, match="moduli must be an int between 2 and 20 or None"):
+        ozfft.fft(np.ones(4), moduli=8.0)
+
+
+def test_mixed_residue_stacks_rejected():
+    eng = NumpyEngine()
+    mods = moduli_set(4)
+    real = eng.residues(np.ones((2, 3)), np.zeros(2, np.int64), mods)
+    cplx = eng.residues(np.ones((2, 3), complex), np.zeros(2, np.int64), mods)
+    with pytest.raises(ValueError, match="both residue stacks must be real or both complex"):
+        eng.modular_products(real, cplx, mods)
+
+
+def test_missing_kernel_sources(monkeypatch, tmp_path):
+    sources.kernel_dir.cache_clear()
+    monkeypatch.setattr(sources, "_PACKAGE", tmp_path / "ozfft")
+    try:
+        with pytest.raises(FileNotFoundError, match="CUDA kernel sources were not found"):
+            sources.kernel_dir()
+    finally:
+        sources.kernel_dir.cache_clear()
