@@ -20,7 +20,7 @@ import numpy as np
 import ozfft
 from ozfft.engines import NumpyEngine
 from ozfft.ozaki.moduli import moduli_set
-from ozfft.ozaki.pipeline import compute_shifts
+from ozfft.scheme.gemm import compute_shifts
 from ozfft.reference import phi_matrix
 
 

@@ -9,7 +9,7 @@ import numpy as np
 from .engines.select import engine_for
 from .errors import UnsupportedDTypeError
 from .options import GemmOptions
-from .ozaki.pipeline import emulated_matmul
+from .scheme.gemm import emulated_matmul
 
 __all__ = ["SUPPORTED_DTYPES", "matmul"]
 

@@ -19,7 +19,7 @@ import pytest
 import ozfft
 from ozfft.engines import NumpyEngine
 from ozfft.ozaki.bounds import truncation_bound
-from ozfft.ozaki.pipeline import compute_shifts, emulated_matmul
+from ozfft.scheme.gemm import compute_shifts, emulated_matmul
 from ozfft.reference import exact_matmul, max_relative_error, phi_matrix
 
 from .helpers import round_f32, round_f64

@@ -40,7 +40,7 @@ def _phi(cp, shape, dtype, rng):
 
 def _phases(cp, engine, a, b, num_moduli, mode, out_dtype) -> dict[str, float]:
     from ..ozaki.moduli import moduli_set
-    from ..ozaki.pipeline import compute_shifts
+    from ..scheme.gemm import compute_shifts
 
     moduli = moduli_set(num_moduli)
     compute = cp.complex128 if np.dtype(out_dtype).kind == "c" else cp.float64

@@ -3,7 +3,7 @@
 An engine owns one array library (numpy, cupy) and implements each stage of the
 scheme on it. Operands arrive "row-major over k": ``A`` as ``(..., m, k)`` and ``B``
 transposed as ``Bt = (..., n, k)``, so one code path scales rows of both. The
-engine-independent driver (:mod:`ozfft.ozaki.pipeline`) turns the statistics into
+engine-independent driver (:mod:`ozfft.scheme.gemm`) turns the statistics into
 shifts with the integer rules of :mod:`ozfft.ozaki.scaling` and calls the stages in
 order. Two engines given the same input must return bit-identical results.
 """

@@ -18,6 +18,7 @@ __all__ = [
     "cuda_engine",
     "describe_engines",
     "engine_for",
+    "gpu_name",
     "numpy_engine",
 ]
 
@@ -72,17 +73,17 @@ def cuda_engine() -> Engine:
     return CudaEngine()
 
 
-def _gpu_summary() -> str | None:
-    """Name of GPU 0 if cupy sees one, else None."""
+def gpu_name(device_id: int = 0) -> str | None:
+    """Name of CUDA device ``device_id`` as cupy reports it, or None without one."""
     try:
         import cupy
 
-        if cupy.cuda.runtime.getDeviceCount() < 1:
+        if cupy.cuda.runtime.getDeviceCount() <= device_id:
             return None
-        props = cupy.cuda.runtime.getDeviceProperties(0)
-        return props["name"].decode() if isinstance(props["name"], bytes) else str(props["name"])
+        name = cupy.cuda.runtime.getDeviceProperties(device_id)["name"]
     except Exception:
         return None
+    return name.decode() if isinstance(name, bytes) else str(name)
 
 
 def best_engine_name() -> str:
@@ -105,7 +106,7 @@ def best_engine_name() -> str:
 
 def describe_engines() -> str:
     """One line: which engine runs and what hardware was seen."""
-    gpu = _gpu_summary()
+    gpu = gpu_name()
     seen = f"GPU: {gpu}" if gpu else "no GPU seen"
     name = best_engine_name()
     what = "INT8 tensor cores via cuBLAS + NVRTC kernels" if name == "cuda" else "exact, CPU"

@@ -15,7 +15,7 @@ import numpy as np
 
 from ..engines.base import Engine
 from ..engines.select import numpy_engine
-from ..ozaki.fixed import fixed_left_product
+from ..scheme.fixed import fixed_left_product
 from .plan import FFTPlan, Stage
 
 __all__ = ["cmul", "transform", "transform_numpy"]

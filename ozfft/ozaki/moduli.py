@@ -104,12 +104,16 @@ class ModuliSet:
             cofactor = product // p
             q = pow(cofactor, -1, p)
             weights.append(cofactor * q)
-        bound = self.count * 256 * product  # sum_i W_i u_i < N * 256 * P
-        num_limbs = -(-(bound.bit_length() + 1) // self.limb_bits)
         object.__setattr__(self, "moduli", moduli)
         object.__setattr__(self, "product", product)
         object.__setattr__(self, "weights", tuple(weights))
-        object.__setattr__(self, "num_limbs", num_limbs)
+        object.__setattr__(self, "num_limbs", self.limbs_for(self.limb_bits))
+
+    def limbs_for(self, limb_bits: int) -> int:
+        """Limbs of ``limb_bits`` bits holding the signed Kulisch sum
+        ``sum_i W_i u_i < N * 256 * P`` (one sign bit of headroom)."""
+        bound = self.count * 256 * self.product
+        return -(-(bound.bit_length() + 1) // limb_bits)
 
     @property
     def log2_product(self) -> float:

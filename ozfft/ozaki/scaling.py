@@ -33,6 +33,7 @@ from __future__ import annotations
 __all__ = [
     "BOUND_MANTISSA_BITS",
     "FRACTION_BITS",
+    "MIN_TERM_SHIFT",
     "ZERO_ROW_EXP",
     "accurate_bound_bits",
     "accurate_shift",
@@ -45,6 +46,9 @@ __all__ = [
 BOUND_MANTISSA_BITS = 7
 #: fraction bits of the fixed-point sum of squares (each term rounds *up*).
 FRACTION_BITS = 16
+#: smallest shift applied to a squared mantissa bound: smaller terms count as ``2**MIN_TERM_SHIFT``
+#: (rounded up), so both engines' fixed-point sums of squares stay in int64
+MIN_TERM_SHIFT = -62
 #: sentinel exponent of an all-zero row (its shift is irrelevant; we use 0).
 ZERO_ROW_EXP = -(1 << 20)
 

@@ -3,14 +3,12 @@
 from __future__ import annotations
 
 from ...ozaki.moduli import ModuliSet, int_to_limbs
-from ...ozaki.scaling import BOUND_MANTISSA_BITS, FRACTION_BITS, ZERO_ROW_EXP
+from ...ozaki.scaling import BOUND_MANTISSA_BITS, FRACTION_BITS, MIN_TERM_SHIFT, ZERO_ROW_EXP
 
-__all__ = ["LIMB_BITS", "MIN_TERM_SHIFT", "moduli_macros", "scaling_macros"]
+__all__ = ["LIMB_BITS", "moduli_macros", "scaling_macros"]
 
 #: limb width of the GPU Kulisch accumulator
 LIMB_BITS = 32
-#: must equal the NumPy engine's ``_MIN_TERM_SHIFT`` (tests check both engines agree)
-MIN_TERM_SHIFT = -62
 
 
 def scaling_macros() -> dict[str, str]:
@@ -36,8 +34,7 @@ def moduli_macros(moduli: ModuliSet, *, with_limbs: bool) -> dict[str, str]:
         "OZ_POW48": _join(f"{pow(2, 48, p)}.0" for p in moduli.moduli),
     }
     if with_limbs:
-        bound = moduli.count * 256 * moduli.product
-        limbs = -(-(bound.bit_length() + 1) // LIMB_BITS)
+        limbs = moduli.limbs_for(LIMB_BITS)
         weights = [limb for w in moduli.weights for limb in int_to_limbs(w, LIMB_BITS, limbs)]
         macros |= {
             "OZ_LIMBS": str(limbs),

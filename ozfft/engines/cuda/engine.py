@@ -229,7 +229,7 @@ class CudaEngine(Engine):
 
     def integer_residues(self, re: Any, im: Any, moduli: ModuliSet) -> ResidueStack:
         """INT8 planes (re, im, rmod(re + im)) of an integer operand, padded to ``kp``."""
-        from ..numpy.residues import symmetric_int_residues, symmetric_mod
+        from ...ozaki.residues import symmetric_int_residues, symmetric_mod
 
         cp = self._cp
         re = np.asarray(re, np.int64)

@@ -21,6 +21,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...ozaki.moduli import ModuliSet
+from ...ozaki.residues import symmetric_int_residues
 from ..base import ResidueStack
 from .scaling import real_parts
 
@@ -29,8 +30,6 @@ __all__ = [
     "integer_residues",
     "residues",
     "rmod",
-    "symmetric_int_residues",
-    "symmetric_mod",
 ]
 
 #: elements per cache-resident chunk
@@ -78,22 +77,6 @@ def residues(x: np.ndarray, shift: np.ndarray, moduli: ModuliSet) -> ResidueStac
     if len(parts) == 1:
         return ResidueStack(parts[0], is_complex=False)
     return ResidueStack(np.stack(parts, axis=1), is_complex=True)
-
-
-def symmetric_mod(values: np.ndarray, p: int) -> np.ndarray:
-    """Exact symmetric residue of an integer array, in ``[-(p-1)/2, p/2]``, as int8
-    (p = 256: +128 wraps to -128, the same class)."""
-    r = np.mod(values, p)
-    r[r > p // 2] -= p
-    return r.astype(np.int16).astype(np.int8)
-
-
-def symmetric_int_residues(values: np.ndarray, moduli: ModuliSet) -> np.ndarray:
-    """``(N, ...)`` int8 symmetric residues of an int64 array (exact integer arithmetic)."""
-    out = np.empty((moduli.count, *values.shape), np.int8)
-    for i, p in enumerate(moduli.moduli):
-        out[i] = symmetric_mod(values, p)
-    return out
 
 
 def integer_residues(re: np.ndarray, im: np.ndarray, moduli: ModuliSet) -> ResidueStack:

@@ -5,13 +5,10 @@ from __future__ import annotations
 import numpy as np
 
 from ...errors import NonFiniteInputError
-from ...ozaki.scaling import BOUND_MANTISSA_BITS, FRACTION_BITS, ZERO_ROW_EXP
+from ...ozaki.scaling import BOUND_MANTISSA_BITS, FRACTION_BITS, MIN_TERM_SHIFT, ZERO_ROW_EXP
 from .exact import exact_int_matmul
 
 __all__ = ["bound_operand", "bound_product", "check_finite", "real_parts", "row_stats"]
-
-#: below this the fixed-point term is < 1 and rounds up to 1 anyway (keeps ldexp normal)
-_MIN_TERM_SHIFT = -62
 
 
 def real_parts(x: np.ndarray) -> list[np.ndarray]:
@@ -47,7 +44,7 @@ def row_stats(x: np.ndarray, operand: str, *, need_sumsq: bool):
     for frac, exp in parts:
         c = np.ceil(np.abs(frac) * 2.0**BOUND_MANTISSA_BITS)  # 64..128, 0 for zeros
         shift = 2 * (exp.astype(np.int64) - max_exp[..., None]) + FRACTION_BITS
-        term = np.ceil(np.ldexp(c * c, np.maximum(shift, _MIN_TERM_SHIFT)))
+        term = np.ceil(np.ldexp(c * c, np.maximum(shift, MIN_TERM_SHIFT)))
         sumsq += term.astype(np.int64).sum(axis=-1)
     return max_exp, sumsq
 

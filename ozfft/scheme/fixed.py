@@ -11,8 +11,8 @@ from __future__ import annotations
 from typing import Any
 
 from ..engines.base import Engine, ResidueStack
-from .moduli import moduli_set
-from .scaling import fast_shift_squared
+from ..ozaki.moduli import moduli_set
+from ..ozaki.scaling import fast_shift_squared
 
 __all__ = ["fixed_left_product"]
 

@@ -6,8 +6,8 @@ from typing import Any
 
 from .._logging import logger
 from ..engines.base import Engine
-from .moduli import moduli_set
-from .scaling import accurate_bound_bits, accurate_shift, fast_shift
+from ..ozaki.moduli import moduli_set
+from ..ozaki.scaling import accurate_bound_bits, accurate_shift, fast_shift
 
 __all__ = ["compute_shifts", "emulated_matmul"]
 

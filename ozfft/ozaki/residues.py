@@ -1,0 +1,25 @@
+"""Exact symmetric residues of integer arrays (the fixed operands of both engines)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .moduli import ModuliSet
+
+__all__ = ["symmetric_int_residues", "symmetric_mod"]
+
+
+def symmetric_mod(values: np.ndarray, p: int) -> np.ndarray:
+    """Exact symmetric residue of an integer array, in ``[-(p-1)/2, p/2]``, as int8
+    (p = 256: +128 wraps to -128, the same class)."""
+    r = np.mod(values, p)
+    r[r > p // 2] -= p
+    return r.astype(np.int16).astype(np.int8)
+
+
+def symmetric_int_residues(values: np.ndarray, moduli: ModuliSet) -> np.ndarray:
+    """``(N, ...)`` int8 symmetric residues of an int64 array (exact integer arithmetic)."""
+    out = np.empty((moduli.count, *values.shape), np.int8)
+    for i, p in enumerate(moduli.moduli):
+        out[i] = symmetric_mod(values, p)
+    return out
