@@ -9,7 +9,8 @@ import scipy.fft
 from scipy._lib._uarray import BackendNotImplementedError
 
 import ozfft
-from ozfft.fourier.plan import factorize, get_plan
+from ozfft.fourier.cache import get_plan
+from ozfft.fourier.plan import factorize
 from ozfft.fourier.roots import fixed_roots
 
 C2C = ["fft", "ifft", "fftn", "ifftn", "fft2", "ifft2"]

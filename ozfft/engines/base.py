@@ -57,6 +57,15 @@ class Engine(abc.ABC):
     def xp(self) -> Any:
         """The array module (numpy or cupy)."""
 
+    def device_key(self) -> tuple:
+        """What identifies this engine's device state (executor caches key on it)."""
+        return (self.name,)
+
+    def prepare_fft(self, plan: Any) -> Any | None:
+        """An engine-specific executor for an FFT plan (a host description, see
+        ``ozfft.fourier.plan``), or None to run it on the generic executors."""
+        return None
+
     def prepare_operand(self, x: Any) -> Any:
         """The operand in the layout the stages read fastest (default: unchanged)."""
         return x

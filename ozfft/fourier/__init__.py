@@ -15,7 +15,7 @@ from .api import (
     rfft2,
     rfftn,
 )
-from .plan import clear_plan_cache, plan_cache_info
+from .cache import clear_plan_cache, plan_cache_info
 
 __all__ = [
     "clear_plan_cache",

@@ -1,11 +1,13 @@
 """``ozfft.fft`` ... ``ozfft.irfftn``: numpy.fft / scipy.fft semantics on the Ozaki engine.
 
-Every 1-D transform runs the plan of :mod:`ozfft.fourier.plan` along one axis; n-D
-transforms apply it axis by axis (last axis first, as numpy does). Inverse transforms
+Every 1-D transform runs a plan (:mod:`ozfft.fourier.plan`) prepared for the array's engine
+(:func:`ozfft.fourier.cache.get_executor`) along one axis; n-D transforms apply it axis
+by axis (last axis first, as numpy does). Inverse transforms
 use ``ifft(x) = conj(fft(conj(x))) / n``; real transforms the complex route (``rfft``
 keeps the first ``n//2 + 1`` outputs; ``irfft`` rebuilds the Hermitian spectrum).
 ``overwrite_x``, ``workers`` and ``plan`` are accepted for scipy compatibility and
-ignored; ``precision`` ("fp64", "fp32") and ``moduli`` pick the moduli count.
+ignored; ``precision`` ("fp64", "fp32") and ``moduli`` are validated once into
+:class:`ozfft.options.FFTOptions` (``moduli=None`` lets the planner pick the scheme).
 """
 
 from __future__ import annotations
@@ -17,9 +19,9 @@ import numpy as np
 
 from ..engines.select import engine_for
 from ..errors import NonFiniteInputError, UnsupportedDTypeError
-from ..ozaki.moduli import MAX_MODULI, MIN_MODULI
-from .execute import transform
-from .plan import get_plan
+from ..options import FFTOptions
+from ..ozaki.bounds import DEFAULT_FFT_MODULI
+from .cache import get_executor, get_plan
 
 __all__ = [
     "DEFAULT_FFT_MODULI",
@@ -37,26 +39,12 @@ __all__ = [
     "rfftn",
 ]
 
-#: moduli per precision: stage bits s and data bits t with s + t + log2(r) + 3 <= L
-DEFAULT_FFT_MODULI = {"fp64": 16, "fp32": 8}
 _NORMS = (None, "backward", "ortho", "forward")
 
 try:
     from numpy.lib.array_utils import normalize_axis_index
 except ImportError:  # numpy < 2
     from numpy.core.multiarray import normalize_axis_index  # type: ignore[no-redef]
-
-
-def _num_moduli(precision: str, moduli: int | None) -> int:
-    if precision not in DEFAULT_FFT_MODULI:
-        raise ValueError(f"precision must be one of {tuple(DEFAULT_FFT_MODULI)}, got {precision!r}")
-    if moduli is None:
-        return DEFAULT_FFT_MODULI[precision]
-    if isinstance(moduli, bool) or not isinstance(moduli, int):
-        raise TypeError(f"moduli must be an int between {MIN_MODULI} and {MAX_MODULI} or None")
-    if not MIN_MODULI <= moduli <= MAX_MODULI:
-        raise ValueError(f"moduli must be between {MIN_MODULI} and {MAX_MODULI}, got {moduli}")
-    return moduli
 
 
 def _check_norm(norm: str | None) -> str:
@@ -107,7 +95,7 @@ def _resize(xp, x, n: int, axis: int):
     return out
 
 
-def _c2c_axis(engine, x, n: int | None, axis: int, norm: str, inverse: bool, num_moduli: int):
+def _c2c_axis(engine, x, n: int | None, axis: int, norm: str, inverse: bool, options: FFTOptions):
     """Complex transform of complex128 ``x`` along one axis; returns complex128."""
     xp = engine.xp
     axis = normalize_axis_index(axis, x.ndim)
@@ -116,12 +104,12 @@ def _c2c_axis(engine, x, n: int | None, axis: int, norm: str, inverse: bool, num
     if n < 1:
         raise ValueError(f"Invalid number of FFT data points ({n}) specified.")
     x = _resize(xp, x, n, axis)
-    moved = xp.moveaxis(x, axis, 0)
-    shape = moved.shape
-    cols = xp.ascontiguousarray(moved).reshape(n, -1)
     if inverse:
-        cols = xp.conj(cols)
-    y = transform(engine, cols, get_plan(n, num_moduli))
+        x = xp.conj(x)
+    if x.size == 0 or n == 1:
+        y = x.astype(np.complex128, copy=True)
+    else:
+        y = get_executor(engine, get_plan(n, options)).forward(x, axis)
     if inverse:
         y = xp.conj(y)
     # "ortho" divides both directions by sqrt(n); otherwise the 1/n sits on the inverse
@@ -130,7 +118,7 @@ def _c2c_axis(engine, x, n: int | None, axis: int, norm: str, inverse: bool, num
         y = y / math.sqrt(n)
     elif (norm == "forward") != inverse and n > 1:
         y = y / float(n)
-    return xp.moveaxis(y.reshape(shape), 0, axis)
+    return y
 
 
 def _cook_nd_args(x, s, axes, invreal: bool = False):
@@ -155,15 +143,15 @@ def _cook_nd_args(x, s, axes, invreal: bool = False):
 
 def _c2c(x, s, axes, norm, inverse, precision, moduli, one_d_n=None, one_d_axis=None):
     x, engine, out_dtype = _as_input(x)
-    num_moduli = _num_moduli(precision, moduli)
+    options = FFTOptions(precision=precision, moduli=moduli)
     norm = _check_norm(norm)
     y = x.astype(np.complex128)
     if one_d_axis is not None:
-        y = _c2c_axis(engine, y, one_d_n, one_d_axis, norm, inverse, num_moduli)
+        y = _c2c_axis(engine, y, one_d_n, one_d_axis, norm, inverse, options)
     else:
         s, axes = _cook_nd_args(x, s, axes)
         for ii in reversed(range(len(axes))):
-            y = _c2c_axis(engine, y, s[ii], axes[ii], norm, inverse, num_moduli)
+            y = _c2c_axis(engine, y, s[ii], axes[ii], norm, inverse, options)
     return y.astype(out_dtype, copy=False)
 
 
@@ -287,17 +275,17 @@ def rfftn(
 ):
     """N-D DFT of real input; the last axis keeps ``n//2 + 1`` (non-negative) frequencies."""
     x, engine, out_dtype = _real_input(x)
-    num_moduli = _num_moduli(precision, moduli)
+    options = FFTOptions(precision=precision, moduli=moduli)
     norm = _check_norm(norm)
     s, axes = _cook_nd_args(x, s, axes)
     xp = engine.xp
     last = normalize_axis_index(axes[-1], x.ndim)
-    y = _c2c_axis(engine, x.astype(np.complex128), s[-1], last, norm, False, num_moduli)
+    y = _c2c_axis(engine, x.astype(np.complex128), s[-1], last, norm, False, options)
     index = [slice(None)] * y.ndim
     index[last] = slice(0, s[-1] // 2 + 1)
     y = xp.ascontiguousarray(y[tuple(index)])
     for ii in reversed(range(len(axes) - 1)):
-        y = _c2c_axis(engine, y, s[ii], axes[ii], norm, False, num_moduli)
+        y = _c2c_axis(engine, y, s[ii], axes[ii], norm, False, options)
     return y.astype(out_dtype, copy=False)
 
 
@@ -317,13 +305,13 @@ def irfftn(
     ``2 (m - 1)``). The imaginary parts of the zero (and Nyquist) terms are ignored."""
     x, engine, out_dtype = _as_input(x)
     out_dtype = np.dtype(np.float32 if out_dtype == np.complex64 else np.float64)
-    num_moduli = _num_moduli(precision, moduli)
+    options = FFTOptions(precision=precision, moduli=moduli)
     norm = _check_norm(norm)
     s, axes = _cook_nd_args(x, s, axes, invreal=True)
     xp = engine.xp
     y = x.astype(np.complex128)
     for ii in range(len(axes) - 1):
-        y = _c2c_axis(engine, y, s[ii], axes[ii], norm, True, num_moduli)
+        y = _c2c_axis(engine, y, s[ii], axes[ii], norm, True, options)
     n = s[-1]
     if n < 1:
         raise ValueError(f"Invalid number of FFT data points ({n}) specified.")
@@ -336,7 +324,7 @@ def irfftn(
     if tail:
         full[..., n - tail :] = xp.conj(moved[..., 1 : tail + 1][..., ::-1])
     full = xp.moveaxis(full, -1, last)
-    z = _c2c_axis(engine, full, n, last, norm, True, num_moduli)
+    z = _c2c_axis(engine, full, n, last, norm, True, options)
     return z.real.astype(out_dtype)
 
 

@@ -1,41 +1,39 @@
-"""Run a plan: a length-n complex DFT along axis 0 of an ``(n, B)`` array, on an engine.
+"""Executors: a plan prepared for one engine, with the device state it needs.
 
-Data layout between stages: ``(K, m, B)`` with K the output digits found so far
-(``k_1`` slowest) and m the remaining input positions. Stage l regroups the data as
-``(r_{l-1}, m_{l+1}, r_l, P * B)`` so that its matrices, indexed by
-``(k_{l-1}, j')``, meet their vectors in one batched GEMM. The last step reverses the
-output digits (``k = k_1 + r_1 k_2 + ...``).
+An executor computes the unnormalized forward DFT (``exp(-2 pi i jk/n)``) of complex128
+data along one axis: ``executor.forward(x, axis)``. :class:`StageExecutor` runs an Ozaki-II
+plan stage by stage on any engine (Ozaki-II products through :mod:`ozfft.scheme`, or the
+fixed-point digit stages on the NumPy engine); engines may offer faster executors of
+their own (the CUDA engine's fused per-axis kernel), see :mod:`.executors`.
+
+Stage-loop data layout between stages: ``(K, m, B)`` with K the output digits found so
+far (``k_1`` slowest) and m the remaining input positions. Stage l regroups the data as
+``(r_{l-1}, m_{l+1}, r_l, P * B)`` so that its matrices, indexed by ``(k_{l-1}, j')``,
+meet their vectors in one batched GEMM. The last step reverses the output digits
+(``k = k_1 + r_1 k_2 + ...``).
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 
 from ..engines.base import Engine
-from ..engines.select import numpy_engine
+from ..ozaki.moduli import moduli_set
 from ..scheme.fixed import fixed_left_product
-from .plan import FFTPlan, Stage
+from .plan import FFTPlan
 
-__all__ = ["cmul", "transform", "transform_numpy"]
-
-
-def _engine_key(engine: Engine) -> tuple:
-    xp = engine.xp
-    device = xp.cuda.Device().id if engine.name == "cuda" else None
-    return (engine.name, device)
+__all__ = ["FFTExecutor", "StageExecutor", "cmul", "regroup_in", "regroup_out", "unreverse"]
 
 
-def _stage_residues(engine: Engine, stage: Stage, num_moduli: int):
-    from ..ozaki.moduli import moduli_set
+class FFTExecutor(Protocol):
+    """A plan prepared for one engine and device."""
 
-    key = _engine_key(engine)
-    res = stage.residues.get(key)
-    if res is None:
-        res = engine.integer_residues(stage.re, stage.im, moduli_set(num_moduli))
-        stage.residues[key] = res
-    return res
+    plan: FFTPlan
+
+    def forward(self, x: Any, axis: int) -> Any:
+        """Unnormalized forward DFT of complex128 ``x`` along ``axis`` (new array)."""
 
 
 def cmul(xp, a, b):
@@ -52,69 +50,115 @@ def cmul(xp, a, b):
     return out
 
 
-def _stockham(engine: Engine, x: Any, plan: FFTPlan) -> Any:
-    xp = engine.xp
-    n, batch = x.shape
-    radices = plan.radices
-    data = x.reshape(1, n, batch)
-    for idx, stage in enumerate(plan.stages):
-        r = stage.radix
-        kprev, m, _ = data.shape
-        suffix = m // r
-        if idx == 0:
-            operand = data.reshape(1, 1, r, suffix * batch)
-        else:
-            prev = radices[idx - 1]
-            p = kprev // prev
-            d = data.reshape(p, prev, r, suffix, batch)
-            d = xp.transpose(d, (1, 3, 2, 0, 4))  # (prev, suffix, r, p, batch)
-            operand = xp.ascontiguousarray(d).reshape(prev, suffix, r, p * batch)
-        w = _stage_residues(engine, stage, plan.num_moduli)
-        y = fixed_left_product(
-            engine,
-            w,
-            stage.bits,
-            stage.squared_row_bound_log2,
-            operand,
-            plan.num_moduli,
-            np.complex128,
-        )
-        if idx == 0:
-            data = y.reshape(r, suffix, batch)  # (k_1, j', B)
-        else:
-            y = y.reshape(prev, suffix, r, p, batch)
-            y = xp.transpose(y, (3, 0, 2, 1, 4))  # (p, prev, k_l, suffix, batch)
-            data = xp.ascontiguousarray(y).reshape(p * prev * r, suffix, batch)
+def regroup_in(xp, data, radices, idx: int):
+    """Stage ``idx``'s operand ``(prev, suffix, r, P * B)`` from data ``(K, m, B)``."""
+    kprev, m, batch = data.shape
+    r = radices[idx]
+    suffix = m // r
+    if idx == 0:
+        return data.reshape(1, 1, r, suffix * batch)
+    prev = radices[idx - 1]
+    p = kprev // prev
+    d = data.reshape(p, prev, r, suffix, batch)
+    d = xp.transpose(d, (1, 3, 2, 0, 4))  # (prev, suffix, r, p, batch)
+    return xp.ascontiguousarray(d).reshape(prev, suffix, r, p * batch)
+
+
+def regroup_out(xp, y, radices, idx: int, shape):
+    """Data ``(K', m', B)`` from stage ``idx``'s result ``(prev, suffix, r, P * B)``;
+    ``shape`` is the stage input's ``(K, m, B)``."""
+    kprev, m, batch = shape
+    r = radices[idx]
+    suffix = m // r
+    if idx == 0:
+        return y.reshape(r, suffix, batch)  # (k_1, j', B)
+    prev = radices[idx - 1]
+    p = kprev // prev
+    y = y.reshape(prev, suffix, r, p, batch)
+    y = xp.transpose(y, (3, 0, 2, 1, 4))  # (p, prev, k_l, suffix, batch)
+    return xp.ascontiguousarray(y).reshape(p * prev * r, suffix, batch)
+
+
+def unreverse(xp, data, radices, n: int, batch: int):
+    """Natural order ``(n, B)`` from the digit-reversed ``(K, 1, B)`` of the last stage."""
     digits = data.reshape(*radices, batch)
     order = (*range(len(radices) - 1, -1, -1), len(radices))
     return xp.ascontiguousarray(xp.transpose(digits, order)).reshape(n, batch)
 
 
-def _bluestein(engine: Engine, x: Any, plan: FFTPlan) -> Any:
-    xp = engine.xp
-    blue = plan.bluestein
-    key = _engine_key(engine)
-    if key not in blue.device:
-        blue.device[key] = (xp.asarray(blue.chirp), xp.asarray(blue.kernel_hat))
-    chirp, kernel_hat = blue.device[key]
-    n, batch = x.shape
-    a = xp.zeros((blue.m, batch), xp.complex128)
-    a[:n] = cmul(xp, x, chirp[:, None])
-    spec = transform(engine, a, blue.inner)
-    spec = cmul(xp, spec, kernel_hat[:, None])
-    conv = xp.conj(transform(engine, xp.conj(spec), blue.inner)) / blue.m
-    return cmul(xp, conv[:n], chirp[:, None])
+class StageExecutor:
+    """Any plan, stage by stage, on any engine (the generic executor).
 
+    Owns the plan's engine-side state: the residues of the Ozaki-II stage matrices and
+    Bluestein's chirp and kernel spectrum as engine arrays.
+    """
 
-def transform(engine: Engine, x: Any, plan: FFTPlan) -> Any:
-    """Forward DFT (``exp(-2 pi i jk/n)``, unnormalized) of each column of complex128 ``x``."""
-    if x.shape[1] == 0 or plan.n == 1:
-        return x.astype(np.complex128, copy=True)
-    if plan.bluestein is not None:
-        return _bluestein(engine, x, plan)
-    return _stockham(engine, x, plan)
+    def __init__(self, engine: Engine, plan: FFTPlan) -> None:
+        self.engine = engine
+        self.plan = plan
+        self._residues: dict[int, Any] = {}
+        self._bluestein_arrays: tuple[Any, Any] | None = None
+        self._inner: StageExecutor | None = None
+        if plan.bluestein is not None:
+            self._inner = StageExecutor(engine, plan.bluestein.inner)
 
+    def forward(self, x: Any, axis: int) -> Any:
+        xp = self.engine.xp
+        n = self.plan.n
+        moved = xp.moveaxis(x, axis, 0)
+        shape = moved.shape
+        cols = xp.ascontiguousarray(moved).reshape(n, -1)
+        return xp.moveaxis(self.transform(cols).reshape(shape), 0, axis)
 
-def transform_numpy(x: np.ndarray, plan: FFTPlan) -> np.ndarray:
-    """:func:`transform` on the NumPy engine."""
-    return transform(numpy_engine(), np.asarray(x, np.complex128), plan)
+    def transform(self, x: Any) -> Any:
+        """Forward DFT of each column of complex128 ``x`` ``(n, B)``."""
+        if x.shape[1] == 0 or self.plan.n == 1:
+            return x.astype(np.complex128, copy=True)
+        if self.plan.bluestein is not None:
+            return self._bluestein(x)
+        if self.plan.scheme != "ozaki":
+            raise ValueError(f"the stage executor runs Ozaki-II plans, not {self.plan.scheme!r}")
+        return self._stages(x)
+
+    def _stage_residues(self, idx: int):
+        res = self._residues.get(idx)
+        if res is None:
+            stage = self.plan.stages[idx]
+            res = self.engine.integer_residues(
+                stage.re, stage.im, moduli_set(self.plan.num_moduli)
+            )
+            self._residues[idx] = res
+        return res
+
+    def _stages(self, x: Any) -> Any:
+        xp = self.engine.xp
+        plan = self.plan
+        n, batch = x.shape
+        data = x.reshape(1, n, batch)
+        for idx, stage in enumerate(plan.stages):
+            operand = regroup_in(xp, data, plan.radices, idx)
+            y = fixed_left_product(
+                self.engine,
+                self._stage_residues(idx),
+                stage.bits,
+                stage.squared_row_bound_log2,
+                operand,
+                plan.num_moduli,
+                np.complex128,
+            )
+            data = regroup_out(xp, y, plan.radices, idx, data.shape)
+        return unreverse(xp, data, plan.radices, n, batch)
+
+    def _bluestein(self, x: Any) -> Any:
+        xp = self.engine.xp
+        blue = self.plan.bluestein
+        if self._bluestein_arrays is None:
+            self._bluestein_arrays = (xp.asarray(blue.chirp), xp.asarray(blue.kernel_hat))
+        chirp, kernel_hat = self._bluestein_arrays
+        n, batch = x.shape
+        a = xp.zeros((blue.m, batch), xp.complex128)
+        a[:n] = cmul(xp, x, chirp[:, None])
+        spec = self._inner.transform(a)
+        spec = cmul(xp, spec, kernel_hat[:, None])
+        conv = xp.conj(self._inner.transform(xp.conj(spec))) / blue.m
+        return cmul(xp, conv[:n], chirp[:, None])

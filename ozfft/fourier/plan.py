@@ -1,4 +1,6 @@
-"""FFT plans: factorization, stage matrices with the twiddles folded in, plan cache.
+"""FFT plans: immutable host descriptions — factorization and stage matrices with the
+twiddles folded in. Engines prepare a plan into an executor (:mod:`.executors`); the
+cache of plans lives in :mod:`.cache`, Bluestein's chirp-z in :mod:`.bluestein`.
 
 For ``n = r_1 r_2 ... r_s`` (input digits ``j_1`` most significant, output digits ``k_1``
 least significant) stage 1 is ``F_{r_1}`` on the leading input digit; stage ``l >= 2``
@@ -9,35 +11,45 @@ applies, for each previous output digit ``k_{l-1}`` and each remaining input suf
 
 with ``m_l = r_l ... r_s`` — the four-step twiddle folded into the stage matrix, so every
 stage is a pure (batched) complex GEMM with constant integer matrices
-``round(2**bits M)`` (exact, from :mod:`ozfft.fourier.roots`). Lengths with a prime factor
-above ``MAX_RADIX`` use Bluestein's algorithm on a power-of-two length.
+``round(2**bits M)`` (exact, from :mod:`ozfft.fourier.roots`).
+
+Two schemes run these stages (docs/numerics.md, "FFT"):
+
+* ``"fixed"`` — lines in fixed point with one exponent per line, every stage an exact
+  product on byte digits with a static rescale (:mod:`ozfft.ozaki.fixed_point`); lengths
+  up to ``MAX_FIXED`` with radices <= 64, one fused pass per axis on the GPU;
+* ``"ozaki"`` — every stage an Ozaki-II product (CRT over INT8 moduli) rounded to float;
+  any length (Bluestein for large prime factors).
 """
 
 from __future__ import annotations
 
 import math
-from collections import OrderedDict
-from dataclasses import dataclass, field
-from threading import Lock
-from typing import Any
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import TYPE_CHECKING
 
 import numpy as np
 
-from .. import config
-from ..errors import PlanMemoryError
+from ..ozaki.fixed_point import FORMATS, DigitFormat
 from ..ozaki.moduli import moduli_set
-from .roots import MAX_ROOT_BITS, fixed_roots, float_roots
+from .roots import MAX_ROOT_BITS, fixed_roots
+
+if TYPE_CHECKING:
+    from .bluestein import BluesteinPlan
 
 __all__ = [
     "MAX_DIRECT",
+    "MAX_FIXED",
     "MAX_RADIX",
-    "BluesteinPlan",
     "FFTPlan",
     "Stage",
-    "clear_plan_cache",
+    "build_fixed_plan",
+    "build_stage_plan",
+    "estimate_stage_plan_bytes",
     "factorize",
-    "get_plan",
-    "plan_cache_info",
+    "fixed_point_radices",
+    "stage_bits",
 ]
 
 #: lengths up to this run as one direct DFT stage (one INT8 GEMM per modulus and
@@ -48,6 +60,11 @@ MAX_DIRECT = 1024
 MAX_RADIX = 64
 #: later stages use at most this radix (plan storage is n * r per stage)
 MAX_LATER_RADIX = 32
+#: longest line the fixed-point scheme runs in one pass (8 lines of it fit a GPU
+#: multiprocessor's shared memory as 16-byte fixed-point complex numbers)
+MAX_FIXED = 1024
+#: largest radix of a fixed-point stage (its real embedding is at most 128 x 128)
+MAX_FIXED_RADIX = 64
 
 
 def _prime_factors(n: int) -> list[int]:
@@ -93,7 +110,7 @@ def factorize(n: int) -> list[int] | None:
     return radices
 
 
-@dataclass
+@dataclass(frozen=True)
 class Stage:
     """One batched GEMM: ``groups`` matrices of ``radix x radix`` Gaussian integers."""
 
@@ -101,9 +118,8 @@ class Stage:
     prev_radix: int  #: r_{l-1} (1 for the first stage)
     suffix: int  #: m_{l+1}: remaining input positions after this digit
     bits: int  #: matrix = round(2**bits * M)
-    re: np.ndarray  #: int64 (prev_radix, suffix, radix, radix)
+    re: np.ndarray  #: int64 (prev_radix, suffix, radix, radix), read-only
     im: np.ndarray
-    residues: dict = field(default_factory=dict, repr=False)  #: per engine key
 
     @property
     def squared_row_bound_log2(self) -> int:
@@ -114,50 +130,56 @@ class Stage:
     def nbytes(self) -> int:
         return self.re.nbytes + self.im.nbytes
 
+    def real_embedding(self) -> np.ndarray:
+        """int64 ``(prev_radix, suffix, 2r, 2r)``: each complex matrix as the real matrix
+        ``[[Wr, -Wi], [Wi, Wr]]`` on interleaved ``(re, im)`` rows and columns."""
+        shape = (*self.re.shape[:2], 2 * self.radix, 2 * self.radix)
+        out = np.empty(shape, np.int64)
+        out[..., 0::2, 0::2] = self.re
+        out[..., 0::2, 1::2] = -self.im
+        out[..., 1::2, 0::2] = self.im
+        out[..., 1::2, 1::2] = self.re
+        return out
 
-@dataclass
-class BluesteinPlan:
-    """Chirp-z for lengths with a large prime factor: a length-``m`` power-of-two plan."""
 
-    n: int
-    m: int
-    chirp: np.ndarray  #: exp(-i pi j**2 / n), j < n (angles reduced exactly mod 2n)
-    kernel_hat: np.ndarray  #: FFT_m of the conjugate chirp, wrapped (computed by ozfft)
-    inner: FFTPlan
-    device: dict = field(default_factory=dict, repr=False)
-
-
-@dataclass
+@dataclass(frozen=True)
 class FFTPlan:
-    """Everything a length-``n`` transform needs at one precision and moduli count."""
+    """Everything a length-``n`` transform needs, as host data (no device state).
+
+    ``scheme`` is ``"fixed"`` (``digit_format`` set) or ``"ozaki"`` (``num_moduli`` set);
+    ``bluestein`` replaces the stages for lengths with a large prime factor.
+    """
 
     n: int
-    num_moduli: int
-    radices: list[int]
-    stages: list[Stage]
+    scheme: str
+    radices: tuple[int, ...]
+    stages: tuple[Stage, ...]
+    num_moduli: int | None = None
+    digit_format: DigitFormat | None = None
     bluestein: BluesteinPlan | None = None
 
     @property
     def nbytes(self) -> int:
+        """Host bytes of the plan (stage matrices, Bluestein's chirp and inner plan)."""
         own = sum(s.nbytes for s in self.stages)
         if self.bluestein is not None:
-            own += self.bluestein.inner.nbytes + 32 * self.bluestein.m
+            own += self.bluestein.nbytes
         return own
 
 
 def stage_bits(num_moduli: int, radix: int) -> int:
-    """Fixed-point bits of a stage matrix: about half of ``L - 2 - log2 r``."""
+    """Fixed-point bits of an Ozaki-II stage matrix: about half of ``L - 2 - log2 r``."""
     budget = moduli_set(num_moduli).budget_bits
     return max(1, min(MAX_ROOT_BITS, (budget - 2 - math.ceil(math.log2(max(radix, 2)))) // 2))
 
 
-def _build_stages(n: int, radices: list[int], num_moduli: int) -> list[Stage]:
+def _build_stages(n: int, radices: list[int], bits_of) -> tuple[Stage, ...]:
     stages = []
     m = [n]
     for r in radices:
         m.append(m[-1] // r)  # m[l] = r_{l+1} ... r_s  (0-based: m[0] = n)
     for idx, r in enumerate(radices):
-        bits = stage_bits(num_moduli, r)
+        bits = bits_of(r)
         re_tab, im_tab = fixed_roots(n, bits)
         k = np.arange(r)
         j = np.arange(r)
@@ -172,81 +194,74 @@ def _build_stages(n: int, radices: list[int], num_moduli: int) -> list[Stage]:
             jj = j[None, None, None, :]
             twiddle = (jj * suffix + jp) * kprev * (n // m[idx - 1])
             e = (base[None, None] + twiddle) % n
-        stages.append(Stage(r, prev, suffix, bits, re_tab[e], im_tab[e]))
-    return stages
+        re, im = re_tab[e], im_tab[e]
+        re.setflags(write=False)
+        im.setflags(write=False)
+        stages.append(Stage(r, prev, suffix, bits, re, im))
+    return tuple(stages)
 
 
-def _estimate_bytes(n: int, num_moduli: int) -> int:
+def estimate_stage_plan_bytes(n: int, num_moduli: int) -> int:
+    """Bytes of an Ozaki-II plan for ``n`` (stage matrices + NumPy-engine residues),
+    Bluestein's inner plan included."""
     radices = factorize(n)
     if radices is None:
-        return 48 * 2 ** math.ceil(math.log2(2 * n - 1)) + _estimate_bytes(
-            2 ** math.ceil(math.log2(2 * n - 1)), num_moduli
-        )
+        m = 2 ** math.ceil(math.log2(2 * n - 1))
+        return 48 * m + estimate_stage_plan_bytes(m, num_moduli)
     per_entry = 16 + num_moduli * 2 * 4  # int64 pair + NumPy-engine residue planes
     entries = radices[0] ** 2 + sum(n * r for r in radices[1:])
     return entries * per_entry
 
 
-def _build(n: int, num_moduli: int) -> FFTPlan:
-    needed = _estimate_bytes(n, num_moduli)
-    limit = config.plan_memory_limit()
-    if needed > limit:
-        raise PlanMemoryError(n, needed, limit)
+def build_stage_plan(n: int, num_moduli: int) -> FFTPlan:
+    """Ozaki-II stage plan of a factorizable ``n`` (see :func:`factorize`)."""
     radices = factorize(n)
-    if radices is not None:
-        return FFTPlan(n, num_moduli, radices, _build_stages(n, radices, num_moduli))
-    m = 1 << math.ceil(math.log2(2 * n - 1))
-    inner = get_plan(m, num_moduli)
-    roots2n = float_roots(2 * n)
-    jj = np.arange(n, dtype=np.int64)
-    chirp = roots2n[(jj * jj) % (2 * n)]  # exp(-i pi j^2 / n), exponent exact mod 2n
-    kernel = np.zeros(m, np.complex128)
-    kernel[:n] = chirp.conj()
-    kernel[m - n + 1 :] = chirp[1:][::-1].conj()
-    from .execute import transform_numpy  # the kernel's spectrum, computed by ozfft
-
-    kernel_hat = transform_numpy(kernel[:, None], inner)[:, 0]
-    blue = BluesteinPlan(n, m, chirp, kernel_hat, inner)
-    return FFTPlan(n, num_moduli, [], [], bluestein=blue)
+    if radices is None:
+        raise ValueError(f"length {n} has a prime factor above {MAX_RADIX}: use Bluestein")
+    stages = _build_stages(n, radices, lambda r: stage_bits(num_moduli, r))
+    return FFTPlan(n, "ozaki", tuple(radices), stages, num_moduli=num_moduli)
 
 
-_CACHE: OrderedDict[tuple[int, int], FFTPlan] = OrderedDict()
-_LOCK = Lock()
-_HITS = [0, 0]
+def _fixed_stage_cost(r: int) -> int:
+    """Tensor-core work per element of a radix-``r`` stage (the real embedding padded
+    to the 16 x 32 INT8 MMA tile, per element) plus a constant for its epilogue."""
+    return (-(-2 * r // 16) * 16) * (-(-2 * r // 32) * 32) // r + 40
 
 
-def get_plan(n: int, num_moduli: int) -> FFTPlan:
-    """Cached plan for length ``n`` with ``num_moduli`` moduli (bounded LRU)."""
-    key = (n, num_moduli)
-    with _LOCK:
-        plan = _CACHE.get(key)
-        if plan is not None:
-            _CACHE.move_to_end(key)
-            _HITS[0] += 1
-            return plan
-    plan = _build(n, num_moduli)
-    with _LOCK:
-        _HITS[1] += 1
-        _CACHE[key] = plan
-        _CACHE.move_to_end(key)
-        while len(_CACHE) > config.plan_cache_size():
-            _CACHE.popitem(last=False)
-    return plan
+@lru_cache(maxsize=1024)
+def fixed_point_radices(n: int) -> tuple[int, ...] | None:
+    """Radices of the fixed-point scheme for ``n`` (cheapest of the splits into at most
+    three factors <= 64), or None when ``n > MAX_FIXED`` or a prime factor exceeds 64."""
+    if n < 2 or n > MAX_FIXED:
+        return None
+    best: tuple[int, tuple[int, ...]] | None = None
+
+    def consider(radices: tuple[int, ...]) -> None:
+        nonlocal best
+        if any(r > MAX_FIXED_RADIX for r in radices):
+            return
+        cost = sum(_fixed_stage_cost(r) for r in radices)
+        if best is None or cost < best[0]:
+            best = (cost, radices)
+
+    consider((n,))
+    for r1 in range(2, n):
+        if n % r1:
+            continue
+        consider((r1, n // r1))
+        rest = n // r1
+        for r2 in range(2, rest):
+            if rest % r2 == 0:
+                consider((r1, r2, rest // r2))
+    return None if best is None else best[1]
 
 
-def clear_plan_cache() -> None:
-    """Empty the plan cache (stage matrices and their residues on every engine)."""
-    with _LOCK:
-        _CACHE.clear()
-        _HITS[:] = [0, 0]
-
-
-def plan_cache_info() -> dict[str, Any]:
-    """``{"size", "hits", "misses", "maxsize"}`` of the plan cache."""
-    with _LOCK:
-        return {
-            "size": len(_CACHE),
-            "hits": _HITS[0],
-            "misses": _HITS[1],
-            "maxsize": config.plan_cache_size(),
-        }
+def build_fixed_plan(n: int, precision: str) -> FFTPlan:
+    """Fixed-point digit-stage plan of ``n`` at ``precision`` (see
+    :func:`fixed_point_radices`)."""
+    radices = fixed_point_radices(n)
+    if radices is None:
+        raise ValueError(f"length {n} has no fixed-point plan")
+    fmt = FORMATS[precision]
+    stages = _build_stages(n, list(radices), lambda r: fmt.matrix_bits)
+    return FFTPlan(n, "fixed", radices, stages, digit_format=fmt)

@@ -21,7 +21,17 @@ worse than numpy's float64 (resp. float32) matmul; tests/test_accuracy.py checks
 
 from __future__ import annotations
 
-__all__ = ["DEFAULT_MODULI", "default_moduli", "truncation_bound"]
+__all__ = [
+    "DEFAULT_FFT_MODULI",
+    "DEFAULT_MODULI",
+    "PRECISIONS",
+    "default_fft_moduli",
+    "default_moduli",
+    "truncation_bound",
+]
+
+#: target precisions every entry point accepts
+PRECISIONS = ("fp64", "fp32")
 
 #: default moduli count per (precision, mode); see the module docstring.
 DEFAULT_MODULI: dict[tuple[str, str], int] = {
@@ -30,6 +40,16 @@ DEFAULT_MODULI: dict[tuple[str, str], int] = {
     ("fp32", "fast"): 8,
     ("fp32", "accurate"): 8,
 }
+
+
+#: moduli of the Ozaki-II FFT stage path per precision: stage bits s and data bits t with
+#: s + t + log2(r) + 3 <= L (docs/numerics.md, "FFT")
+DEFAULT_FFT_MODULI: dict[str, int] = {"fp64": 16, "fp32": 8}
+
+
+def default_fft_moduli(precision: str) -> int:
+    """The Ozaki-II FFT stage path's default moduli count for ``precision``."""
+    return DEFAULT_FFT_MODULI[precision]
 
 
 def default_moduli(precision: str, mode: str) -> int:

@@ -1,0 +1,130 @@
+"""The plan cache and the executor cache (bounded LRUs, ``OZFFT_PLAN_CACHE`` entries).
+
+Plans are host descriptions keyed by ``(n, scheme, precision or moduli)``; executors
+are plans prepared for one engine and device (they own device state) and are keyed by
+the engine's :meth:`~ozfft.engines.base.Engine.device_key` and the plan key.
+:func:`clear_plan_cache` drops both.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from threading import Lock
+from typing import Any
+
+from .. import config
+from ..engines.base import Engine
+from ..errors import PlanMemoryError
+from ..options import FFTOptions
+from .bluestein import bluestein_length, build_bluestein_plan
+from .execute import FFTExecutor, StageExecutor
+from .fixed import FixedPointExecutor
+from .plan import (
+    FFTPlan,
+    build_fixed_plan,
+    build_stage_plan,
+    estimate_stage_plan_bytes,
+    factorize,
+    fixed_point_radices,
+)
+
+__all__ = ["clear_plan_cache", "get_executor", "get_plan", "plan_cache_info", "plan_key"]
+
+_PLANS: OrderedDict[tuple, FFTPlan] = OrderedDict()
+_EXECUTORS: OrderedDict[tuple, FFTExecutor] = OrderedDict()
+_LOCK = Lock()
+_HITS = [0, 0]
+
+
+def plan_key(n: int, options: FFTOptions) -> tuple:
+    """``(n, "fixed", precision)`` where the fixed-point scheme applies and no moduli
+    count is forced, else ``(n, "ozaki", moduli)``."""
+    if options.moduli is None and fixed_point_radices(n) is not None:
+        return (n, "fixed", options.precision)
+    return (n, "ozaki", options.num_moduli)
+
+
+def _build(key: tuple) -> FFTPlan:
+    n, scheme, param = key
+    if scheme == "fixed":
+        return build_fixed_plan(n, param)
+    needed = estimate_stage_plan_bytes(n, param)
+    limit = config.plan_memory_limit()
+    if needed > limit:
+        raise PlanMemoryError(n, needed, limit)
+    if factorize(n) is not None:
+        return build_stage_plan(n, param)
+    inner = _cached(n=bluestein_length(n), key=(bluestein_length(n), "ozaki", param))
+    return build_bluestein_plan(n, inner)
+
+
+def _cached(n: int, key: tuple) -> FFTPlan:
+    with _LOCK:
+        plan = _PLANS.get(key)
+        if plan is not None:
+            _PLANS.move_to_end(key)
+            _HITS[0] += 1
+            return plan
+    plan = _build(key)
+    with _LOCK:
+        _HITS[1] += 1
+        _PLANS[key] = plan
+        _PLANS.move_to_end(key)
+        while len(_PLANS) > config.plan_cache_size():
+            _PLANS.popitem(last=False)
+    return plan
+
+
+def get_plan(n: int, options: FFTOptions | int) -> FFTPlan:
+    """Cached plan for length ``n`` (an int ``options`` means an Ozaki-II plan with
+    that many moduli)."""
+    if isinstance(options, int):
+        options = FFTOptions(moduli=options)
+    key = plan_key(n, options)
+    return _cached(n, key)
+
+
+def get_executor(engine: Engine, plan: FFTPlan) -> FFTExecutor:
+    """The plan prepared for ``engine`` on its current device (cached)."""
+    key = (engine.device_key(), plan.n, plan.scheme, plan.num_moduli, plan.digit_format)
+    with _LOCK:
+        ex = _EXECUTORS.get(key)
+        if ex is not None and ex.plan is plan:
+            _EXECUTORS.move_to_end(key)
+            return ex
+    ex = engine.prepare_fft(plan)
+    if ex is None:
+        if plan.scheme == "fixed":
+            if engine.name != "numpy":
+                raise NotImplementedError(f"the {engine.name} engine has no fixed-point FFT")
+            ex = FixedPointExecutor(plan)
+        else:
+            ex = StageExecutor(engine, plan)
+    with _LOCK:
+        _EXECUTORS[key] = ex
+        _EXECUTORS.move_to_end(key)
+        while len(_EXECUTORS) > config.plan_cache_size():
+            _EXECUTORS.popitem(last=False)
+    return ex
+
+
+def clear_plan_cache() -> None:
+    """Empty the plan cache and every engine's prepared executors."""
+    with _LOCK:
+        _PLANS.clear()
+        _EXECUTORS.clear()
+        _HITS[:] = [0, 0]
+
+
+def plan_cache_info() -> dict[str, Any]:
+    """``{"size", "hits", "misses", "maxsize", "bytes", "executors"}``: plans cached,
+    lookups, the bound, the plans' host bytes and the number of prepared executors."""
+    with _LOCK:
+        return {
+            "size": len(_PLANS),
+            "hits": _HITS[0],
+            "misses": _HITS[1],
+            "maxsize": config.plan_cache_size(),
+            "bytes": sum(p.nbytes for p in _PLANS.values()),
+            "executors": len(_EXECUTORS),
+        }

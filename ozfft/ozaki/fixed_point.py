@@ -1,0 +1,232 @@
+"""Fixed-point DFT stages on byte digits: the integer rules both engines follow.
+
+A line of a transform is held as complex integers ``x`` (``|x_j| <= 2**T``) with one
+power-of-two exponent ``e`` per line (value ``x * 2**e``). A stage multiplies by an
+exact integer matrix ``W = round(2**S M)`` (``M`` the radix-``r`` DFT with its twiddles
+folded in) and rescales by a *static* shift ``h = S + ceil(log2 r) + 1``:
+
+    y = W x  (exact),        z = floor((y' + 2**(h-1)) / 2**h),      e += h - S
+
+so ``|z| <= 2**T`` again (``|Re y|, |Im y| <= r (sqrt 2 * 2**S + 1) 2**T``). The static
+shift assumes the worst growth ``r``; typical data grow by ``sqrt r``. So before each
+later stage the line is renormalized exactly — shifted *left* by ``s = T - bitlen(max|z|)``
+(``e -= s``) — and every stage starts from a full ``T``-bit line: the rounding of a
+stage costs about ``log2(r)/2 + 1`` bits against ``T``, and the losses do not add up.
+
+The product runs on 8-bit digits, the work of INT8 tensor cores. The data digits are
+the bytes of ``x`` (``b_0 .. b_{dx-2}`` unsigned, the top one signed), the matrix digits
+are balanced (``w_c`` in ``[-128, 127]``), and the complex product is the real product
+of the embedding ``[[Wr, -Wi], [Wi, Wr]]`` with interleaved ``(re, im)`` inputs:
+
+    y = sum_{c, a} 256**(c + a) (W_c X_a) = sum_d 256**d acc_d,   acc_d = sum_{c+a=d} W_c X_a
+
+Each ``acc_d`` is an exact INT32 sum (``|acc_d| <= 7 * 128 * 128 * 255 < 2**31`` for radix
+<= 64). Diagonals ``d < D`` are left out: ``y' = sum_{d >= D} 256**d acc_d`` differs from
+``y`` by less than ``2**(8D + 25)``, a few thousandths of the rounding step ``2**h``; the
+truncation is part of the definition, so both engines compute the same ``z``.
+
+Entry from floating point: the line exponent ``E`` is the largest ``frexp`` exponent of
+the line's components and ``x = floor(v 2**(T - E) + 1/2)``. Exit: ``z 2**e`` rounded
+once, to nearest even (subnormals and overflow as IEEE 754), assembled from integer
+bits — no floating-point arithmetic touches the data in between.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+__all__ = [
+    "FORMATS",
+    "DigitFormat",
+    "bit_length",
+    "ceil_log2_int",
+    "combine_diagonals",
+    "renormalize_shift",
+    "data_digits",
+    "from_fixed",
+    "line_exponent",
+    "matrix_digits",
+    "to_fixed",
+]
+
+
+def ceil_log2_int(r: int) -> int:
+    """``ceil(log2 r)`` of a positive Python int (0 for r = 1)."""
+    return (r - 1).bit_length()
+
+
+@dataclass(frozen=True)
+class DigitFormat:
+    """Digit counts of one precision: data ``x`` in ``dx`` bytes, matrices in ``dw``."""
+
+    data_digits: int
+    matrix_digits: int
+
+    @property
+    def data_bits(self) -> int:
+        """``T``: ``|x| <= 2**T`` keeps the top byte of ``x`` in ``[-64, 64]``."""
+        return 8 * self.data_digits - 2
+
+    @property
+    def matrix_bits(self) -> int:
+        """``S``: ``|W| <= 2**S + 1`` has ``dw`` balanced base-256 digits."""
+        return 8 * self.matrix_digits - 2
+
+    @property
+    def first_diagonal(self) -> int:
+        """``D``: diagonals ``d < D`` are dropped (their sum is < 2**(8D + 25) << 2**h)."""
+        return max(0, (self.matrix_bits - 22) // 8)
+
+    @property
+    def last_diagonal(self) -> int:
+        return self.data_digits + self.matrix_digits - 2
+
+    def stage_shift(self, radix: int) -> int:
+        """``h = S + ceil(log2 r) + 1``: the static rescale of a radix-``r`` stage."""
+        return self.matrix_bits + ceil_log2_int(radix) + 1
+
+    def exponent_gain(self, radix: int) -> int:
+        """``h - S``: what a stage adds to the line exponent."""
+        return ceil_log2_int(radix) + 1
+
+    def pairs(self, diagonal: int) -> list[tuple[int, int]]:
+        """``(c, a)`` digit pairs (matrix, data) on one diagonal ``c + a = d``."""
+        return [
+            (c, diagonal - c)
+            for c in range(self.matrix_digits)
+            if 0 <= diagonal - c < self.data_digits
+        ]
+
+
+#: fp64: T = 62, S = 54 (relative root error 2**-55), 50 digit products per stage;
+#: fp32: T = 30, S = 30.
+FORMATS: dict[str, DigitFormat] = {
+    "fp64": DigitFormat(data_digits=8, matrix_digits=7),
+    "fp32": DigitFormat(data_digits=4, matrix_digits=4),
+}
+
+
+def matrix_digits(w: np.ndarray, count: int) -> np.ndarray:
+    """Balanced base-256 digits ``(count, ...)`` int8 of an int64 array: ``w = sum_c
+    w_c 256**c``, ``w_c`` in ``[-128, 127]``; raises if ``w`` needs more digits."""
+    rest = np.asarray(w, np.int64).copy()
+    out = np.empty((count, *rest.shape), np.int8)
+    for c in range(count):
+        digit = ((rest + 128) & 255) - 128
+        out[c] = digit
+        rest = (rest - digit) >> 8
+    if rest.any():
+        raise ValueError(f"matrix entries need more than {count} balanced base-256 digits")
+    return out
+
+
+def data_digits(x: np.ndarray, count: int) -> np.ndarray:
+    """Digits ``(count, ...)`` int64 of ``x``: bytes ``0 .. count-2`` unsigned, the top
+    byte signed (``x = sum_a b_a 256**a``, two's complement)."""
+    x = np.asarray(x, np.int64)
+    out = np.empty((count, *x.shape), np.int64)
+    for a in range(count - 1):
+        out[a] = (x >> (8 * a)) & 255
+    out[count - 1] = x >> (8 * (count - 1))
+    return out
+
+
+def combine_diagonals(acc: list[np.ndarray], fmt: DigitFormat, radix: int) -> np.ndarray:
+    """``z = floor((sum_{d>=D} 256**d acc_d + 2**(h-1)) / 2**h)`` exactly, int64.
+
+    ``acc[i]`` holds diagonal ``D + i`` (int64, ``|acc| < 2**31``). Four diagonals form a
+    32-bit limb group (``|G| < 2**50``); the groups are carried in base ``2**32`` and the
+    shift is applied across them in wrapping 64-bit arithmetic, exact because ``|z| <=
+    2**T < 2**63``.
+    """
+    shift = fmt.stage_shift(radix) - 8 * fmt.first_diagonal  # h' in [23, 30)
+    groups = []
+    for g in range(0, len(acc), 4):
+        total = np.zeros_like(acc[0])
+        for i, a in enumerate(acc[g : g + 4]):
+            total += a << (8 * i)
+        groups.append(total)
+    groups[0] = groups[0] + (1 << (shift - 1))
+    mask = (1 << 32) - 1
+    z = np.zeros_like(groups[0])
+    carry = np.zeros_like(groups[0])
+    for g, total in enumerate(groups):
+        t = total + carry
+        last = g == len(groups) - 1
+        limb = t if last else t & mask
+        carry = t >> 32
+        offset = 32 * g - shift
+        if offset < 0:
+            z += limb >> -offset
+        elif offset < 64:
+            z += np.left_shift(limb, offset)  # wraps mod 2**64; the true z fits
+    return z
+
+
+def bit_length(m: np.ndarray) -> np.ndarray:
+    """Exact bit length of non-negative int64 values (0 for 0)."""
+    m = np.asarray(m, np.int64)
+    _, e = np.frexp(m.astype(np.float64))
+    e = e.astype(np.int64)
+    # the conversion may round up to the next power of two: correct exactly
+    too_big = (e > 0) & ((m >> np.maximum(e - 1, 0)) == 0)
+    return e - too_big
+
+
+def renormalize_shift(line_max: np.ndarray, data_bits: int) -> np.ndarray:
+    """``s = T - bitlen(max|z|)`` per line (0 for an all-zero line): the exact left shift
+    that brings the line's largest component back to ``T`` bits."""
+    bl = bit_length(line_max)
+    return np.where(bl > 0, data_bits - bl, 0).astype(np.int64)
+
+
+def line_exponent(re: np.ndarray, im: np.ndarray, axis: int = 0) -> np.ndarray:
+    """``E``: the largest frexp exponent of the components along ``axis`` (0 if all
+    are zero), so every ``|v| < 2**E``."""
+    _, er = np.frexp(re)
+    _, ei = np.frexp(im)
+    er = np.where(re != 0, er, np.iinfo(np.int32).min)
+    ei = np.where(im != 0, ei, np.iinfo(np.int32).min)
+    e = np.maximum(er.max(axis=axis), ei.max(axis=axis)).astype(np.int64)
+    return np.where(e == np.iinfo(np.int32).min, 0, e)
+
+
+def to_fixed(v: np.ndarray, exponent: np.ndarray, data_bits: int) -> np.ndarray:
+    """``floor(v 2**(T - E) + 1/2)`` exactly as int64 (``exponent`` broadcasts)."""
+    f, ev = np.frexp(np.asarray(v, np.float64))
+    m = np.ldexp(f, 53).astype(np.int64)  # v = m 2**(ev - 53), |m| < 2**53
+    q = ev.astype(np.int64) - 53 + data_bits - exponent
+    left = np.left_shift(m, np.clip(q, 0, 62))
+    k = np.clip(-q, 1, 62)
+    right = (m + (np.int64(1) << (k - 1))) >> k
+    return np.where(q >= 0, left, np.where(-q >= 55, 0, right))
+
+
+def from_fixed(z: np.ndarray, exponent: np.ndarray) -> np.ndarray:
+    """float64 ``z 2**e`` rounded once to nearest even, from integer bits (IEEE 754
+    subnormals and overflow to infinity)."""
+    z = np.asarray(z, np.int64)
+    e = np.broadcast_to(np.asarray(exponent, np.int64), z.shape)
+    negative = z < 0
+    m = np.abs(z)
+    b = bit_length(m)
+    p = np.maximum(b - 53, -1074 - e)  # lowest kept bit of m
+    ps = np.clip(p, 1, 63)
+    q = np.where(p >= 64, 0, m >> ps)
+    rem = m & ((np.int64(1) << ps) - 1)
+    half = np.int64(1) << (ps - 1)
+    up = (p < 64) & ((rem > half) | ((rem == half) & ((q & 1) == 1)))
+    q = np.where(p > 0, q + up, m)
+    e2 = e + np.maximum(p, 0)  # value = q 2**e2, q <= 2**53
+    bq = bit_length(q)
+    top = bq - 1 + e2
+    normal_mant = np.where(bq > 53, q >> 1, np.left_shift(q, np.clip(53 - bq, 0, 63)))
+    normal = ((top + 1023) << 52) | (normal_mant & ((np.int64(1) << 52) - 1))
+    sub = np.left_shift(q, np.clip(e2 + 1074, 0, 63))
+    bits = np.where(top >= -1022, normal, sub)
+    bits = np.where(top > 1023, np.int64(0x7FF) << 52, bits)
+    bits = np.where(q == 0, 0, bits)
+    bits = bits | (negative.astype(np.int64) << 63)
+    return bits.view(np.float64)
