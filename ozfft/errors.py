@@ -10,6 +10,7 @@ from __future__ import annotations
 __all__ = [
     "DeviceMemoryError",
     "DeviceUnavailableError",
+    "KernelCompileError",
     "NonFiniteInputError",
     "OzfftError",
     "PlanMemoryError",
@@ -46,6 +47,26 @@ class UnsupportedDTypeError(OzfftError, TypeError):
 
 class DeviceUnavailableError(OzfftError, RuntimeError):
     """The CUDA engine was asked for but cupy / cuda-python / a GPU is missing."""
+
+
+class KernelCompileError(OzfftError, RuntimeError):
+    """NVRTC rejected a kernel source; the message holds its log and where the full
+    specialized source (macro prologue + text) was written for inspection."""
+
+    def __init__(self, source: str, arch: str, log: str, dump_path: object | None) -> None:
+        self.source = source
+        self.arch = arch
+        self.log = log
+        self.dump_path = dump_path
+        where = (
+            f"the specialized source is in {dump_path}"
+            if dump_path is not None
+            else "the specialized source could not be saved"
+        )
+        super().__init__(
+            f"NVRTC could not compile kernel {source!r} for {arch}; {where}\n"
+            f"NVRTC log:\n{log.rstrip()}"
+        )
 
 
 class DeviceMemoryError(OzfftError, MemoryError):

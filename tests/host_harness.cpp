@@ -1,6 +1,7 @@
-// Host build of the kernels' shared device math (kernels/ozaki_common.cuh), so that the
-// CPU test suite can check it against the NumPy engine without a GPU.
-// Built by tests/test_kernel_math.py with g++ and a generated macro prologue.
+// Host build of the kernels' shared device math (kernels/common/ozaki_common.cuh), so
+// that the CPU test suite can check it against the NumPy engine without a GPU.
+// Built by tests/test_kernel_math.py with g++, the kernels folder as include path (as
+// for NVRTC) and a generated macro prologue.
 #include <math.h>
 #include <stdint.h>
 
@@ -9,7 +10,7 @@
 #define __constant__ static const
 #define __clz(x) __builtin_clz(x)
 
-#include "ozaki_common.cuh"
+#include "common/ozaki_common.cuh"
 
 extern "C" {
 

@@ -34,7 +34,7 @@ def harness(tmp_path_factory):
             out = tmp_path_factory.mktemp(f"harness{count}")
             macros = scaling_macros() | moduli_macros(moduli_set(count), with_limbs=True)
             prologue = out / "prologue.h"
-            prologue.write_text("".join(f"#define {k} {v}\n" for k, v in macros.items()))
+            prologue.write_text(macros.prologue)
             lib = out / "harness.so"
             src = Path(__file__).with_name("host_harness.cpp")
             subprocess.run(

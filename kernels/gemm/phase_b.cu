@@ -1,7 +1,7 @@
 // Stage 4 (Phase B): read the INT32 Phase-A planes of a block of output columns, reduce
 // mod p_i, rebuild the CRT integer in 32-bit limbs (Kulisch), round once, scale, store.
 // Planes are laid out [modulus][product][m][ldc]; the block's columns start at col0.
-#include "ozaki_common.cuh"
+#include "common/ozaki_common.cuh"
 
 #ifdef OZ_OUT_FLOAT
 typedef float oz_out_real;

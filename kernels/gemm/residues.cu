@@ -1,7 +1,7 @@
 // Stage 2: symmetric residues of trunc(2**shift[row] x) for every modulus, as INT8
 // planes laid out [modulus][plane][row][kp] (K-major, zero-padded to kp).
 // Real operands: one plane; complex: three planes (re, im, rmod(re + im)) for Karatsuba.
-#include "ozaki_common.cuh"
+#include "common/ozaki_common.cuh"
 
 // grid: x over k in steps of 4 per thread, y over rows (grid-stride both); kp % 4 == 0.
 template <int parts>

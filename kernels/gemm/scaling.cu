@@ -1,6 +1,6 @@
 // Stage 1: integer row statistics and the accurate-mode bound operand.
 // Mirrors ozfft/engines/numpy/scaling.py exactly (same doubles, integer sums).
-#include "ozaki_common.cuh"
+#include "common/ozaki_common.cuh"
 
 #ifndef OZ_THREADS
 #define OZ_THREADS 256

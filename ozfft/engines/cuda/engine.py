@@ -4,6 +4,10 @@ Stage 1 and 2 are kernels over K-major rows (``A`` and ``Bt = B^T``); Phase A is
 cuBLAS ``gemmEx`` (INT8 x INT8 -> INT32, TN) per modulus and product; Phase B is a
 kernel that reads the INT32 planes of a block of output columns, reconstructs each
 entry exactly and writes the rounded result. Results equal the NumPy engine's bits.
+Kernel sources: ``kernels/gemm/`` (see ``kernels/README.md``).
+
+Each stage reports to :mod:`ozfft.profiling` as phase ``scaling``, ``residues``,
+``phase_a`` or ``phase_b``, timed with CUDA events on cupy's current stream.
 """
 
 from __future__ import annotations
@@ -16,12 +20,25 @@ from ... import config
 from ..._logging import logger
 from ...errors import DeviceMemoryError, NonFiniteInputError
 from ...ozaki.moduli import ModuliSet
+from ...profiling import phase
 from ..base import Engine, ResidueStack, RowStats
 from .compiler import get_function
-from .constants import moduli_macros, scaling_macros
+from .constants import moduli_macros, phase_b_macros, scaling_macros
 from .workspace import K_BLOCK, GemmWorkspace, pad_k, plan_workspace
 
-__all__ = ["CudaEngine"]
+__all__ = ["CUBLAS_GEMM_DEFAULT", "CUDA_R_8I", "CUDA_R_32I", "CudaEngine", "CudaEventClock"]
+
+#: ``cudaDataType_t`` values of CUDA's ``library_types.h`` (cupy's runtime module names
+#: CUDA_R_8I but not CUDA_R_32I, so both are spelled out here)
+CUDA_R_8I = 3
+CUDA_R_32I = 10
+#: ``cublasGemmAlgo_t`` of ``cublas_api.h``: let cuBLAS choose the algorithm
+CUBLAS_GEMM_DEFAULT = -1
+
+#: kernel sources, relative to the kernels folder
+_SCALING_CU = "gemm/scaling.cu"
+_RESIDUES_CU = "gemm/residues.cu"
+_PHASE_B_CU = "gemm/phase_b.cu"
 
 _THREADS = 256
 _STATS_THREADS = 1024
@@ -39,20 +56,34 @@ def _grid_rows(width: int, rows: int) -> tuple[int, int]:
     return (max(1, min(-(-width // _THREADS), 1 << 16)), max(1, min(rows, 65535)))
 
 
+class CudaEventClock:
+    """:class:`ozfft.profiling.Clock` of CUDA events recorded on cupy's current stream."""
+
+    def __init__(self, cupy: Any) -> None:
+        self._cp = cupy
+
+    def mark(self) -> Any:
+        event = self._cp.cuda.Event()
+        event.record(self._cp.cuda.get_current_stream())
+        return event
+
+    def elapsed_ms(self, start: Any, stop: Any) -> float:
+        """Milliseconds between two marks; waits for ``stop`` to complete."""
+        stop.synchronize()
+        return float(self._cp.cuda.get_elapsed_time(start, stop))
+
+
 class CudaEngine(Engine):
     """Ozaki-II stages on cupy arrays, INT8 tensor cores through cuBLAS."""
 
     name = "cuda"
 
-    def __init__(self, *, profile: bool = False) -> None:
+    def __init__(self) -> None:
         import cupy
         from cupy_backends.cuda.libs import cublas
 
         self._cp = cupy
-        #: with ``profile=True``, milliseconds of Phase A and Phase B of the last product
-        self.profile = profile
-        self.phase_ms: dict[str, float] = {}
-        self._events: list = []
+        self._clock = CudaEventClock(cupy)
         self._cublas = cublas
         self._sm_count = cupy.cuda.Device().attributes["MultiProcessorCount"]
         self._one = np.array(1, dtype=np.int32)
@@ -61,6 +92,10 @@ class CudaEngine(Engine):
     @property
     def xp(self) -> Any:
         return self._cp
+
+    def device_key(self) -> tuple:
+        """The engine and cupy's current device (prepared FFT executors hold its arrays)."""
+        return (self.name, self._cp.cuda.Device().id)
 
     def prepare_operand(self, x: Any) -> Any:
         """C-contiguous rows over k (``Bt`` is transposed once here, not per stage)."""
@@ -112,43 +147,44 @@ class CudaEngine(Engine):
             k,
             self._one.ctypes.data,
             a_ptr,
-            3,
+            CUDA_R_8I,
             lda,
             b_ptr,
-            3,
+            CUDA_R_8I,
             ldb,
             self._zero.ctypes.data,
             c_ptr,
-            10,
+            CUDA_R_32I,
             ldc,
             cublas.CUBLAS_COMPUTE_32I,
-            -1,
+            CUBLAS_GEMM_DEFAULT,
         )
 
     # -- stage 1 -------------------------------------------------------------------
     def row_stats(self, x: Any, operand: str, *, need_sumsq: bool) -> RowStats:
         cp = self._cp
         flat, rows, k, parts = self._as_rows(x)
-        max_exp = cp.empty(rows, cp.int32)
-        sumsq = cp.zeros(rows, cp.int64)
-        counts = cp.zeros(2, cp.uint64)
-        if rows:
-            kernel = get_function("scaling.cu", "oz_row_stats", scaling_macros())
-            # few, wide blocks: a row's second pass then finds it in L2
-            kernel(
-                (max(1, min(rows, 2 * self._sm_count)),),
-                (_STATS_THREADS,),
-                (
-                    flat,
-                    np.int64(rows),
-                    np.int64(k * parts),
-                    np.int32(need_sumsq),
-                    max_exp,
-                    sumsq,
-                    counts,
-                ),
-            )
-        nans, infs = (int(v) for v in counts.get())
+        with phase("scaling", self._clock):
+            max_exp = cp.empty(rows, cp.int32)
+            sumsq = cp.zeros(rows, cp.int64)
+            counts = cp.zeros(2, cp.uint64)
+            if rows:
+                kernel = get_function(_SCALING_CU, "oz_row_stats", scaling_macros())
+                # few, wide blocks: a row's second pass then finds it in L2
+                kernel(
+                    (max(1, min(rows, 2 * self._sm_count)),),
+                    (_STATS_THREADS,),
+                    (
+                        flat,
+                        np.int64(rows),
+                        np.int64(k * parts),
+                        np.int32(need_sumsq),
+                        max_exp,
+                        sumsq,
+                        counts,
+                    ),
+                )
+            nans, infs = (int(v) for v in counts.get())
         if nans or infs:
             kinds = " and ".join(kind for kind, n in (("NaN", nans), ("Inf", infs)) if n)
             raise NonFiniteInputError(operand, nans + infs, kinds)
@@ -162,28 +198,33 @@ class CudaEngine(Engine):
         cp = self._cp
         flat, rows, k, parts = self._as_rows(x)
         kp = pad_k(k)
-        out = cp.empty((rows, kp), cp.int8)
-        kernel = get_function("scaling.cu", "oz_bound_operand", scaling_macros())
-        exps = cp.ascontiguousarray(max_exp.reshape(-1).astype(cp.int32))
-        kernel(
-            _grid(rows * kp),
-            (_THREADS,),
-            (
-                flat,
-                np.int64(rows),
-                np.int64(k),
-                np.int64(kp),
-                np.int32(parts),
-                exps,
-                np.int32(bound_bits),
-                out,
-            ),
-        )
+        with phase("scaling", self._clock):
+            out = cp.empty((rows, kp), cp.int8)
+            kernel = get_function(_SCALING_CU, "oz_bound_operand", scaling_macros())
+            exps = cp.ascontiguousarray(max_exp.reshape(-1).astype(cp.int32))
+            kernel(
+                _grid(rows * kp),
+                (_THREADS,),
+                (
+                    flat,
+                    np.int64(rows),
+                    np.int64(k),
+                    np.int64(kp),
+                    np.int32(parts),
+                    exps,
+                    np.int32(bound_bits),
+                    out,
+                ),
+            )
         return out.reshape(*x.shape[:-1], kp)
 
     def bound_product(self, abar: Any, btbar: Any, bound_bits: int) -> Any:
         """Exact ``Abar Btbar^T`` (INT8 GEMMs): int32 when one k-block suffices
         (``64 * 64 * k < 2**31``), else k-blocks summed in int64."""
+        with phase("scaling", self._clock):
+            return self._bound_product(abar, btbar, bound_bits)
+
+    def _bound_product(self, abar: Any, btbar: Any, bound_bits: int) -> Any:
         cp = self._cp
         batch_shape = abar.shape[:-2]
         m, kp = abar.shape[-2:]
@@ -216,13 +257,14 @@ class CudaEngine(Engine):
         needed = moduli.count * nplanes * rows * kp
         planes = self._alloc("residue planes", (moduli.count, nplanes, rows, kp), cp.int8, needed)
         name = "oz_residues_complex" if parts == 2 else "oz_residues_real"
-        kernel = get_function("residues.cu", name, moduli_macros(moduli, with_limbs=False))
-        shifts = cp.ascontiguousarray(shift.reshape(-1).astype(cp.int32))
-        kernel(
-            _grid_rows(kp // 4, rows),
-            (_THREADS,),
-            (flat, np.int64(rows), np.int64(k), np.int64(kp), shifts, planes),
-        )
+        with phase("residues", self._clock):
+            kernel = get_function(_RESIDUES_CU, name, moduli_macros(moduli, with_limbs=False))
+            shifts = cp.ascontiguousarray(shift.reshape(-1).astype(cp.int32))
+            kernel(
+                _grid_rows(kp // 4, rows),
+                (_THREADS,),
+                (flat, np.int64(rows), np.int64(k), np.int64(kp), shifts, planes),
+            )
         return ResidueStack(
             planes.reshape(moduli.count, nplanes, *x.shape[:-1], kp), is_complex=parts == 2
         )
@@ -248,10 +290,20 @@ class CudaEngine(Engine):
         return ResidueStack(cp.asarray(planes), is_complex=True)
 
     # -- stages 3+4 ----------------------------------------------------------------
-    def plan(
-        self, batch, m, n, k, moduli, is_complex, products, accurate, out_dtype, block_budget=None
+    def gemm_workspace(
+        self,
+        batch: int,
+        m: int,
+        n: int,
+        k: int,
+        moduli: int,
+        is_complex: bool,
+        products: int,
+        accurate: bool,
+        out_dtype: Any,
+        block_budget: int | None = None,
     ) -> GemmWorkspace:
-        """Workspace of a product on this device.
+        """Workspace of one emulated GEMM on this device (nothing is allocated).
 
         ``block_budget`` (bytes for the INT32 Phase-A planes) defaults to half the free
         device memory less the output, capped by ``OZFFT_WORKSPACE``.
@@ -303,7 +355,7 @@ class CudaEngine(Engine):
         sa = cp.ascontiguousarray(shift_a.reshape(batch, m).astype(cp.int32))
         sb = cp.ascontiguousarray(shift_b.reshape(batch, n).astype(cp.int32))
 
-        ws = self.plan(batch, m, n, kp, count, ra.is_complex, products, False, out_dtype)
+        ws = self.gemm_workspace(batch, m, n, kp, count, ra.is_complex, products, False, out_dtype)
         if ws.col_block == 0:
             raise DeviceMemoryError(
                 f"an emulated {m}x{kp}x{n} product with {count} moduli",
@@ -321,63 +373,45 @@ class CudaEngine(Engine):
         )
         out = cp.empty((batch, m, n), out_dtype)
 
-        macros = moduli_macros(moduli, with_limbs=True)
-        if out_dtype in (np.float32, np.complex64):
-            macros["OZ_OUT_FLOAT"] = "1"
+        macros = phase_b_macros(moduli, out_float=out_dtype in (np.float32, np.complex64))
         name = "oz_reconstruct_complex" if ra.is_complex else "oz_reconstruct_real"
-        reconstruct = get_function("phase_b.cu", name, macros)
-        accumulate = get_function("phase_b.cu", "oz_mod_accumulate", macros) if kblocked else None
+        reconstruct = get_function(_PHASE_B_CU, name, macros)
+        accumulate = get_function(_PHASE_B_CU, "oz_mod_accumulate", macros) if kblocked else None
         pairs = _PRODUCT_PLANES[products]
 
-        self._events = []
         for b in range(batch):
             for j0 in range(0, n, ws.col_block):
                 nb = min(ws.col_block, n - j0)
-                self._mark("phase_a")
-                for k0 in range(0, kp, K_BLOCK):
-                    kk = min(K_BLOCK, kp - k0)
-                    target = part if kblocked else cplanes
-                    for i in range(count):
-                        for t, (ia, ib) in enumerate(pairs):
-                            self._gemm_s8(
-                                nb,
-                                m,
-                                kk,
-                                pb[i, ib, b, j0].data.ptr + k0,
-                                kp,
-                                pa[i, ia, b].data.ptr + k0,
-                                kp,
-                                target[i, t].data.ptr,
-                                ldc,
+                with phase("phase_a", self._clock):
+                    for k0 in range(0, kp, K_BLOCK):
+                        kk = min(K_BLOCK, kp - k0)
+                        target = part if kblocked else cplanes
+                        for i in range(count):
+                            for t, (ia, ib) in enumerate(pairs):
+                                self._gemm_s8(
+                                    nb,
+                                    m,
+                                    kk,
+                                    pb[i, ib, b, j0].data.ptr + k0,
+                                    kp,
+                                    pa[i, ia, b].data.ptr + k0,
+                                    kp,
+                                    target[i, t].data.ptr,
+                                    ldc,
+                                )
+                        if kblocked:
+                            per_modulus = products * m * ldc
+                            accumulate(
+                                _grid(per_modulus * count),
+                                (_THREADS,),
+                                (cplanes, part, np.int64(per_modulus), np.int32(k0 == 0)),
                             )
-                    if kblocked:
-                        per_modulus = products * m * ldc
-                        accumulate(
-                            _grid(per_modulus * count),
-                            (_THREADS,),
-                            (cplanes, part, np.int64(per_modulus), np.int32(k0 == 0)),
-                        )
-                self._mark("phase_b")
-                args = [cplanes, np.int64(m), np.int64(nb), np.int64(ldc)]
-                if ra.is_complex:
-                    args.append(np.int32(products))
-                out_ptr = out.data.ptr + (b * m * n + j0) * out.itemsize
-                sb_ptr = sb.data.ptr + (b * n + j0) * sb.itemsize
-                args += [sa[b], np.uint64(sb_ptr), np.uint64(out_ptr), np.int64(n)]
-                reconstruct(_grid_rows(nb, m), (_THREADS,), tuple(args))
-        self._mark(None)
+                with phase("phase_b", self._clock):
+                    args = [cplanes, np.int64(m), np.int64(nb), np.int64(ldc)]
+                    if ra.is_complex:
+                        args.append(np.int32(products))
+                    out_ptr = out.data.ptr + (b * m * n + j0) * out.itemsize
+                    sb_ptr = sb.data.ptr + (b * n + j0) * sb.itemsize
+                    args += [sa[b], np.uint64(sb_ptr), np.uint64(out_ptr), np.int64(n)]
+                    reconstruct(_grid_rows(nb, m), (_THREADS,), tuple(args))
         return out.reshape(*batch_shape, m, n)
-
-    def _mark(self, phase: str | None) -> None:
-        """Profiling: an event closing the previous phase; totals on the last mark."""
-        if not self.profile:
-            return
-        event = self._cp.cuda.Event()
-        event.record()
-        self._events.append((phase, event))
-        if phase is None:
-            event.synchronize()
-            totals: dict[str, float] = {"phase_a": 0.0, "phase_b": 0.0}
-            for (name, start), (_, stop) in zip(self._events, self._events[1:], strict=False):
-                totals[name] += self._cp.cuda.get_elapsed_time(start, stop)
-            self.phase_ms = totals

@@ -1,4 +1,5 @@
-"""Workspace of a CUDA-engine product, computed before anything is allocated.
+"""Workspace of a CUDA-engine product, computed before anything is allocated
+(``CudaEngine.gemm_workspace`` fills in the device's memory budget).
 
 Bytes: INT8 residue planes of both operands, the INT32 Phase-A planes of one block of
 output columns (``N * products * m * ldc * 4``, doubled when k is blocked), the
