@@ -4,14 +4,24 @@ against an independent exact reference, next to the native routine."""
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
+from numpy.typing import DTypeLike
 
 from .engines.select import best_engine_name
 from .linalg import matmul
 from .options import GemmOptions
-from .reference import exact_matmul, max_relative_error, phi_matrix
+from .reference import (
+    exact_matmul,
+    long_double_fftn,
+    long_double_source,
+    max_relative_error,
+    phi_matrix,
+    relative_l2_error,
+)
 
 __all__ = ["CheckResult", "FFTCheckResult", "run_fft_check", "run_gemm_check"]
 
@@ -37,7 +47,8 @@ class CheckResult:
         return self.error <= max(self.native_error, unit)
 
 
-def _timed(fn, repeats: int = 3):
+def _timed(fn: Callable[[], Any], repeats: int = 3) -> tuple[Any, float]:
+    """Result and best-of-``repeats`` wall seconds of ``fn()``."""
     best = float("inf")
     out = None
     for _ in range(repeats):
@@ -47,7 +58,12 @@ def _timed(fn, repeats: int = 3):
     return out, best
 
 
-def _run_pair(engine: str, ours, native, *inputs):
+_Pair = Callable[..., Any]  #: ``f(xp, *inputs)``: an operation on one array module
+
+
+def _run_pair(
+    engine: str, ours: _Pair, native: _Pair, *inputs: np.ndarray
+) -> tuple[np.ndarray, float, np.ndarray, float]:
     """Time ``ours(xp, *inputs)`` and ``native(xp, *inputs)`` on the engine's arrays
     (synchronized on a GPU); return host results and best-of-3 seconds."""
     if engine != "cuda":
@@ -58,8 +74,8 @@ def _run_pair(engine: str, ours, native, *inputs):
 
     device_inputs = [cupy.asarray(x) for x in inputs]
 
-    def synced(fn):
-        def run():
+    def synced(fn: _Pair) -> Callable[[], Any]:
+        def run() -> Any:
             out = fn(cupy, *device_inputs)
             cupy.cuda.get_current_stream().synchronize()
             return out
@@ -74,7 +90,7 @@ def _run_pair(engine: str, ours, native, *inputs):
 def run_gemm_check(
     size: int = 512,
     *,
-    dtype=np.float64,
+    dtype: DTypeLike = np.float64,
     phi: float = 0.5,
     mode: str = "fast",
     moduli: int | None = None,
@@ -132,7 +148,6 @@ class FFTCheckResult(CheckResult):
 
 def run_fft_check(size: int = 32, *, seed: int = 0) -> FFTCheckResult:
     """3-D complex FFT of a random cube on the best engine, against long double."""
-    from .bench.fft import long_double_fftn
     from .fourier.api import DEFAULT_FFT_MODULI
     from .fourier.api import fftn as oz_fftn
 
@@ -142,26 +157,17 @@ def run_fft_check(size: int = 32, *, seed: int = 0) -> FFTCheckResult:
     got, seconds, native, native_seconds = _run_pair(
         engine, lambda xp, v: oz_fftn(v), lambda xp, v: xp.fft.fftn(v), x
     )
-    try:
-        import pyfftw  # noqa: F401
-
-        reference = "pyfftw, clongdouble"
-    except ImportError:
-        reference = "numpy pocketfft, clongdouble"
+    reference = {"pyfftw": "pyfftw", "numpy": "numpy pocketfft"}[long_double_source()]
     ref = long_double_fftn(x)
-
-    def rel(y):
-        return float(np.linalg.norm((y - ref).ravel()) / np.linalg.norm(ref.ravel()))
-
     return FFTCheckResult(
         op="zfft3d",
         engine=engine,
         shape=f"{size}x{size}x{size}",
         moduli=DEFAULT_FFT_MODULI["fp64"],
         mode="-",
-        error=rel(got),
-        native_error=rel(native),
+        error=relative_l2_error(got, ref),
+        native_error=relative_l2_error(native, ref),
         seconds=seconds,
         native_seconds=native_seconds,
-        reference=reference,
+        reference=f"{reference}, clongdouble",
     )

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 from ._version import __version__
@@ -70,6 +71,8 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--seed", type=int, default=0)
     check.set_defaults(func=_cmd_check)
 
+    from .bench.results import RESULTS_ROOT
+
     bench = sub.add_parser("bench", help="benchmark campaigns against native libraries")
     bench_sub = bench.add_subparsers(dest="campaign", required=True)
     from .bench import gemm as bench_gemm
@@ -79,9 +82,16 @@ def build_parser() -> argparse.ArgumentParser:
     gemm.set_defaults(func=_cmd_bench_gemm)
     from .bench import fft as bench_fft
 
-    fft = bench_sub.add_parser("fft", help="3-D Z2Z FFT vs cuFFT (needs a GPU)")
+    fft = bench_sub.add_parser("fft", help="fftn / rfftn / fft2 / 1-D fft vs cuFFT (needs a GPU)")
     bench_fft.add_arguments(fft)
     fft.set_defaults(func=_cmd_bench_fft)
+    from .bench import numpy_gemm as bench_numpy_gemm
+
+    numpy_gemm = bench_sub.add_parser(
+        "numpy-gemm", help="NumPy-engine DGEMM vs N numpy float64 matmuls (CPU)"
+    )
+    bench_numpy_gemm.add_arguments(numpy_gemm)
+    numpy_gemm.set_defaults(func=_cmd_bench_numpy_gemm)
 
     ceil = bench_sub.add_parser("ceilings", help="measure this GPU's and ozfft's rates")
     ceil.add_argument("--out", type=Path, default=None, help="write ceilings.json here")
@@ -97,7 +107,7 @@ def build_parser() -> argparse.ArgumentParser:
     fl.set_defaults(func=_cmd_bench_floors)
 
     every = bench_sub.add_parser("all", help="the whole campaign, resumable, with a report")
-    every.add_argument("--out", type=Path, default=Path("bench/results/campaign"))
+    every.add_argument("--out", type=Path, default=RESULTS_ROOT / "campaign")
     every.add_argument("--restart", action="store_true", help="ignore earlier results")
     every.add_argument("--fft-sizes", type=int, nargs="+", default=[64, 128, 256, 512])
     every.add_argument("--gemm-shapes", nargs="+", default=["4096", "8192", "16384"])
@@ -162,7 +172,9 @@ def _cmd_bench_all(args: argparse.Namespace) -> int:
     return _gpu_campaign(args, "all", campaign.run_all)
 
 
-def _gpu_campaign(args: argparse.Namespace, name: str, run) -> int:
+def _gpu_campaign(
+    args: argparse.Namespace, name: str, run: Callable[[argparse.Namespace], int]
+) -> int:
     """Run a benchmark campaign that needs the CUDA engine, or say why it cannot."""
     from .engines.select import cuda_engine
     from .errors import DeviceUnavailableError
@@ -185,6 +197,12 @@ def _cmd_bench_gemm(args: argparse.Namespace) -> int:
     from .bench import gemm
 
     return _gpu_campaign(args, "gemm", gemm.main)
+
+
+def _cmd_bench_numpy_gemm(args: argparse.Namespace) -> int:
+    from .bench import numpy_gemm
+
+    return numpy_gemm.main(args)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -1,15 +1,30 @@
-"""Independent references: exact products in Python integers, test matrices.
+"""Independent references: exact products in Python integers, long-double transforms,
+test matrices, and the error measures that compare against them.
 
-Used by the tests and by ``ozfft check``; nothing here is on a hot path.
+Used by the tests, by ``ozfft check`` and by ``ozfft bench``; nothing here is on a hot
+path, and nothing here uses ozfft's own engines (a reference must not share the code
+it checks).
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from fractions import Fraction
 
 import numpy as np
 
-__all__ = ["exact_matmul", "max_relative_error", "phi_matrix", "to_scaled_ints"]
+__all__ = [
+    "correctly_rounded_fraction",
+    "exact_matmul",
+    "exact_parts",
+    "long_double_fftn",
+    "long_double_rfftn",
+    "long_double_source",
+    "max_relative_error",
+    "phi_matrix",
+    "relative_l2_error",
+    "to_scaled_ints",
+]
 
 
 def phi_matrix(rng: np.random.Generator, shape, phi: float, dtype=np.float64) -> np.ndarray:
@@ -88,3 +103,86 @@ def max_relative_error(approx: np.ndarray, exact: np.ndarray) -> float:
             rel = err / abs(r) if r != 0 else err
             worst = max(worst, rel)
     return float(worst)
+
+
+# -- transforms ------------------------------------------------------------------------
+# The FFT reference of docs/numerics.md ("The FFT on the same engine"): the DFT
+# X_k = sum_j x_j exp(-2 pi i j.k / n) evaluated in long double. On x86-64 that is the
+# 80-bit format (64-bit significand, unit roundoff 2**-64), eleven bits below float64's
+# 2**-53, so its own error is negligible next to a float64 transform's.
+
+
+def long_double_source() -> str:
+    """Which library :func:`long_double_fftn` uses (``"pyfftw"`` or ``"numpy"``)."""
+    try:
+        import pyfftw.interfaces.numpy_fft  # noqa: F401
+    except ImportError:
+        return "numpy"
+    return "pyfftw"
+
+
+def long_double_fftn(x: np.ndarray, axes: Sequence[int] | None = None) -> np.ndarray:
+    """``fftn(x, axes=axes)`` in complex long double (all axes when ``axes`` is None).
+
+    FFTW's long-double plans through pyfftw's numpy interface when installed, else
+    numpy's pocketfft, which keeps ``clongdouble`` (numpy >= 2.0).
+    """
+    x = np.asarray(x).astype(np.clongdouble)
+    if long_double_source() == "pyfftw":
+        import pyfftw.interfaces.numpy_fft as fft_module
+    else:
+        fft_module = np.fft
+    out = fft_module.fftn(x, axes=None if axes is None else tuple(axes))
+    return np.asarray(out, dtype=np.clongdouble)
+
+
+def long_double_rfftn(x: np.ndarray, axes: Sequence[int] | None = None) -> np.ndarray:
+    """``rfftn(x, axes=axes)`` of real ``x`` in long double.
+
+    The c2c transform of the real input, keeping the non-negative frequencies
+    ``0 .. n // 2`` of the last transformed axis (the rest follow by Hermitian symmetry
+    ``X_{-k} = conj(X_k)``), exactly what ``numpy.fft.rfftn`` returns.
+    """
+    x = np.asarray(x)
+    if np.iscomplexobj(x):
+        raise TypeError("long_double_rfftn needs real input")
+    axes = tuple(range(x.ndim)) if axes is None else tuple(axes)
+    last = axes[-1] % x.ndim
+    full = long_double_fftn(x, axes)
+    return np.take(full, np.arange(x.shape[last] // 2 + 1), axis=last)
+
+
+def relative_l2_error(got: np.ndarray, ref: np.ndarray) -> float:
+    """``||got - ref||_2 / ||ref||_2`` over all components, computed in long double."""
+    got = np.asarray(got).astype(np.clongdouble)
+    ref = np.asarray(ref).astype(np.clongdouble)
+    if got.shape != ref.shape:
+        raise ValueError(f"shapes differ: {got.shape} vs {ref.shape}")
+    return float(np.linalg.norm((got - ref).ravel()) / np.linalg.norm(ref.ravel()))
+
+
+def correctly_rounded_fraction(got: np.ndarray, ref: np.ndarray) -> float:
+    """Fraction of components of ``got`` equal to ``fl64(ref)``, the reference rounded
+    to float64 (round to nearest, each part separately).
+
+    A complex component counts when its real and its imaginary part both equal the
+    rounding of the reference's. With a long-double ``ref`` this is the fraction of
+    correctly rounded outputs, up to the reference's own error (2**-64 relative): a
+    component whose exact value lies that close to a float64 rounding midpoint may be
+    misjudged. 1.0 means every output is the float64 nearest the exact DFT.
+    """
+    got = np.asarray(got)
+    ref = np.asarray(ref)
+    if got.dtype not in (np.float64, np.complex128):
+        raise TypeError(f"got must be float64 or complex128, not {got.dtype}")
+    if got.shape != ref.shape:
+        raise ValueError(f"shapes differ: {got.shape} vs {ref.shape}")
+    if got.size == 0:
+        return 1.0
+    if np.iscomplexobj(got) or np.iscomplexobj(ref):
+        rounded = ref.astype(np.complex128)  # rounds the real and imaginary parts
+        got = got.astype(np.complex128)
+        same = (got.real == rounded.real) & (got.imag == rounded.imag)
+    else:
+        same = got == ref.astype(np.float64)
+    return float(np.count_nonzero(same) / same.size)

@@ -1,17 +1,32 @@
 """Benchmark campaign pieces that need no GPU: model arithmetic against hand-computed
-cases, the floors CLI in model-only mode, and the report writer on synthetic data."""
+cases, the floors CLI in model-only mode, the report writer on synthetic data, the
+long-double FFT reference against an exact DFT, the correctly-rounded measure, the
+phase tables built from the profiling hook, and the import-time hygiene of the
+bench package."""
 
 from __future__ import annotations
 
+import ast
 import json
 import math
+import subprocess
+import sys
+import time
+from pathlib import Path
 
+import mpmath
+import numpy as np
 import pytest
 
+from ozfft import reference
+from ozfft.bench import fft as fft_bench
+from ozfft.bench import gemm as gemm_bench
 from ozfft.bench import model
 from ozfft.bench.campaign import floors_result
+from ozfft.bench.phases import PHASES, phase_cells, phase_table, profile_call
 from ozfft.bench.report import write_report
 from ozfft.cli import main
+from ozfft.profiling import HostClock, PhaseProfile, phase
 
 
 def test_native_floor_matches_seed_004():
@@ -137,6 +152,11 @@ def test_report_writer_on_synthetic_measurements(tmp_path):
     report = write_report(synthetic, tmp_path)
     text = report.read_text()
     assert "Synthetic GPU" in text and "1300 instructions" in text and "model counts 1208" in text
+    # the result tables themselves, tolerant of records from before `case` existed
+    assert fft_bench.HEADER in text and gemm_bench.HEADER in text
+    assert "| fftn | 128x128x128 | 20.000 | 0.200 | n/a |" in text
+    assert "| dgemm | 8192 | 8192 | 8192 | 16 | fast |" in text
+    assert "| 2.00 | 2.00 | 12.00 | 2.50 |" in text
     for png in ("fft_bandwidth.png", "gemm_phases.png", "projection_1024.png"):
         assert (tmp_path / png).stat().st_size > 1000
         assert f"]({png})" in text
@@ -197,3 +217,289 @@ def test_report_without_matplotlib_still_written(tmp_path, monkeypatch):
     report = write_report({"floors": floors_result(None)}, tmp_path)
     assert "pip install matplotlib" in report.read_text()
     assert not list(tmp_path.glob("*.png"))
+
+
+# -- the report's FFT and GEMM tables --------------------------------------------------
+
+
+def test_report_shows_fft_and_gemm_tables(tmp_path):
+    fft_records = [
+        {
+            "case": "rfftn",
+            "op": "d2z_3d",
+            "shape": [64, 64, 64],
+            "n": 64,
+            "ms": 2.0,
+            "cufft_ms": 0.5,
+            "ratio": 0.25,
+            "roof_ms": 0.1,
+            "hbm_TBps": 4.0,
+            "rel_l2": 1.25e-16,
+            "cufft_rel_l2": 3.5e-16,
+            "correctly_rounded": 0.96875,
+            "cufft_correctly_rounded": 0.5,
+            "gpu": "Synthetic GPU",
+        },
+        {
+            "case": "fft",
+            "op": "z2z_1d",
+            "shape": [2**24],
+            "n": 2**24,
+            "ms": 8.0,
+            "cufft_ms": 1.0,
+            "ratio": 0.125,
+            "roof_ms": 0.2,
+            "hbm_TBps": 4.0,
+            "rel_l2": None,
+            "cufft_rel_l2": None,
+            "correctly_rounded": None,
+            "cufft_correctly_rounded": None,
+            "gpu": "Synthetic GPU",
+        },
+    ]
+    gemm_records = [
+        {
+            "op": "zgemm",
+            "m": 4096,
+            "n": 4096,
+            "k": 4096,
+            "moduli": 16,
+            "mode": "fast",
+            "tflops": 12.5,
+            "baseline_tflops": 50.0,
+            "ratio": 0.25,
+            "max_rel_err": 1.5e-16,
+            "baseline_max_rel_err": 2.5e-15,
+            "phases_ms": {"scaling": None, "residues": 1.5, "phase_a": 4.0, "phase_b": None},
+            "gpu": "Synthetic GPU",
+        }
+    ]
+    text = write_report({"fft": fft_records, "gemm": gemm_records}, tmp_path).read_text()
+    assert "records in campaign.json" not in text
+    assert (
+        "| rfftn | 64x64x64 | 2.000 | 0.500 | 0.250 | 0.100 | 1.25e-16 | 3.50e-16 | "
+        "0.9688 | 0.5000 |" in text
+    )
+    assert "| fft | 16777216 | 8.000 | 1.000 | 0.125 | 0.200 | n/a | n/a | n/a | n/a |" in text
+    assert (
+        "| zgemm | 4096 | 4096 | 4096 | 16 | fast | 12.5 | 50.0 | 0.25 | 1.50e-16 | 2.50e-15 | "
+        "n/a | 1.50 | 4.00 | n/a |" in text
+    )
+    # the bandwidth plot is for 3-D c2c cubes only: none here
+    assert not (tmp_path / "fft_bandwidth.png").exists()
+
+
+# -- the long-double FFT reference -----------------------------------------------------
+
+needs_long_double = pytest.mark.skipif(
+    np.finfo(np.longdouble).nmant < 60, reason="long double is not wider than float64 here"
+)
+
+
+def _mp(v) -> mpmath.mpc:
+    """A clongdouble or float value as an exact mpmath number."""
+    re, im = (np.longdouble(v.real), np.longdouble(v.imag))
+    return mpmath.mpc(
+        mpmath.mpf(re.as_integer_ratio()[0]) / re.as_integer_ratio()[1],
+        mpmath.mpf(im.as_integer_ratio()[0]) / im.as_integer_ratio()[1],
+    )
+
+
+def _exact_dft(x: np.ndarray, axes) -> np.ndarray:
+    """The DFT X_k = sum_j x_j exp(-2 pi i jk/n) along ``axes``, term by term in 40-digit
+    mpmath (an object array of mpc)."""
+
+    def dft1(v):
+        n = len(v)
+        return np.array(
+            [
+                mpmath.fsum(
+                    v[j] * mpmath.expjpi(mpmath.mpf(-2 * (j * k % n)) / n) for j in range(n)
+                )
+                for k in range(n)
+            ],
+            dtype=object,
+        )
+
+    out = np.vectorize(_mp, otypes=[object])(x)
+    for axis in axes:
+        out = np.apply_along_axis(dft1, axis, out)
+    return out
+
+
+def _mp_rel_l2(got: np.ndarray, exact: np.ndarray) -> float:
+    diff = sum(abs(_mp(g) - e) ** 2 for g, e in zip(got.ravel(), exact.ravel(), strict=True))
+    norm = sum(abs(e) ** 2 for e in exact.ravel())
+    return float(mpmath.sqrt(diff / norm))
+
+
+@needs_long_double
+def test_long_double_fftn_against_exact_dft():
+    rng = np.random.default_rng(5)
+    x = rng.standard_normal((3, 4, 5)) + 1j * rng.standard_normal((3, 4, 5))
+    with mpmath.workdps(40):
+        exact = _exact_dft(x, (0, 1, 2))
+        ours = reference.long_double_fftn(x)
+        assert ours.dtype == np.clongdouble
+        # float64 rounding alone (~2**-53) would fail this; long double passes it
+        assert _mp_rel_l2(ours, exact) < 2.0**-60
+        assert _mp_rel_l2(np.fft.fftn(x), exact) > 2.0**-60  # the bound discriminates
+        last_two = _exact_dft(x, (1, 2))
+        assert _mp_rel_l2(reference.long_double_fftn(x, axes=(-2, -1)), last_two) < 2.0**-60
+
+
+@needs_long_double
+def test_long_double_rfftn_keeps_the_non_negative_frequencies():
+    x = np.random.default_rng(6).standard_normal((4, 6))
+    with mpmath.workdps(40):
+        exact = _exact_dft(x, (0, 1))[:, :4]
+        ours = reference.long_double_rfftn(x)
+        assert ours.shape == (4, 4) == np.fft.rfftn(x).shape
+        assert _mp_rel_l2(ours, exact) < 2.0**-60
+    with pytest.raises(TypeError, match="needs real input"):
+        reference.long_double_rfftn(x + 0j)
+
+
+def test_relative_l2_error_by_hand():
+    ref = np.array([3.0, 4.0], dtype=np.longdouble)
+    assert reference.relative_l2_error(np.array([3.0, 4.5]), ref) == pytest.approx(0.1)
+    with pytest.raises(ValueError, match="shapes differ"):
+        reference.relative_l2_error(np.ones(3), ref)
+
+
+@needs_long_double
+def test_correctly_rounded_fraction_on_a_constructed_case():
+    one = np.longdouble(1)
+    ulp = np.longdouble(2.0**-52)  # float64 spacing at 1
+    ref = np.array(
+        [
+            one + ulp * 3 / 4,  # nearest float64: 1 + ulp (truncation would give 1)
+            np.longdouble("0.1") - 1j * np.longdouble("0.3"),
+            one + ulp / 4,  # nearest float64: 1
+            np.longdouble(5),
+        ],
+        dtype=np.clongdouble,
+    )
+    assert ref[0].real != 1 + 2.0**-52  # the reference really is between float64s
+    rounded = np.array([1 + 2.0**-52, 0.1 - 0.3j, 1.0, 5.0])
+    assert reference.correctly_rounded_fraction(rounded, ref) == 1.0
+    wrong_imag = rounded.copy()
+    wrong_imag[1] = complex(0.1, np.nextafter(-0.3, 0.0))  # one ulp off in one part
+    assert reference.correctly_rounded_fraction(wrong_imag, ref) == 0.75
+    truncated = wrong_imag.copy()
+    truncated[0] = 1.0  # faithful but not correctly rounded
+    assert reference.correctly_rounded_fraction(truncated, ref) == 0.5
+    # real arrays compare directly
+    assert reference.correctly_rounded_fraction(np.array([1.0, 2.0]), ref[2:].real) == 0.5
+    with pytest.raises(ValueError, match="shapes differ"):
+        reference.correctly_rounded_fraction(rounded[:3], ref)
+    with pytest.raises(TypeError, match="float64 or complex128"):
+        reference.correctly_rounded_fraction(rounded.astype(np.complex64), ref)
+
+
+# -- FFT campaign helpers (the GPU run itself is in device_run.sh) ----------------------
+
+
+def test_fft_cases_shapes_and_reference_rule():
+    cases = fft_bench.CASES
+    assert set(cases) == {"fftn", "rfftn", "fft2", "fft"}
+    assert fft_bench.case_shapes(cases["fftn"], [16, 32]) == [(16, 16, 16), (32, 32, 32)]
+    assert fft_bench.case_shapes(cases["fft2"]) == [(64, 1024, 1024)]
+    assert fft_bench.case_shapes(cases["fft"]) == [(2**18,), (2**20,), (2**24,)]
+
+    def wanted(case, shape):
+        return fft_bench.reference_wanted(cases[case], shape, 128, 2**20)
+
+    assert wanted("fftn", (128,) * 3) and not wanted("fftn", (256,) * 3)
+    assert wanted("rfftn", (128,) * 3) and not wanted("fft2", (64, 1024, 1024))
+    assert wanted("fft", (2**20,)) and not wanted("fft", (2**24,))
+    # roof: one read and one write per transformed axis
+    assert fft_bench.roof_ms(cases["fftn"], 3, 100, 100, 1e3) == pytest.approx(3 * 200)
+    assert fft_bench.roof_ms(cases["fft2"], 3, 100, 100, 1e3) == pytest.approx(2 * 200)
+    assert fft_bench.roof_ms(cases["fft"], 1, 100, 100, 1e3) == pytest.approx(200)
+
+
+# -- phase tables from the profiling hook ----------------------------------------------
+
+
+def test_phase_table_from_synthetic_profiles():
+    profiles = [
+        PhaseProfile(ms={"residues": 2.0, "phase_b": 1.0, "transpose": 5.0}),
+        PhaseProfile(ms={"residues": 4.0, "phase_b": 3.0}),
+        PhaseProfile(ms={"residues": 9.0}),
+    ]
+    table = phase_table(profiles)
+    assert table == {
+        "scaling": None,
+        "residues": 4.0,  # median of 2, 4, 9
+        "phase_a": None,
+        "phase_b": 2.0,  # median of the two profiles that report it
+        "transpose": 5.0,
+    }
+    assert tuple(table)[:4] == PHASES
+    assert phase_cells(table) == ["n/a", "4.00", "n/a", "2.00"]
+    assert phase_table(PhaseProfile()) == dict.fromkeys(PHASES)
+    row = gemm_bench.row({"op": "dgemm", "m": 8, "n": 8, "k": 8, "phases_ms": table})
+    assert row.endswith("| n/a | 4.00 | n/a | 2.00 |")
+
+
+def test_profile_call_reads_what_the_hook_reports():
+    clock = HostClock()
+
+    def work() -> None:
+        for _ in range(2):  # a phase that repeats adds up
+            with phase("phase_a", clock):
+                time.sleep(0.002)
+
+    table = profile_call(work, reps=3)
+    assert table["phase_a"] is not None and table["phase_a"] >= 4.0
+    assert table["scaling"] is table["residues"] is table["phase_b"] is None
+    assert profile_call(lambda: None, reps=2) == dict.fromkeys(PHASES)
+
+
+# -- no work at import time, one site that reaches into the engine ----------------------
+
+BENCH_DIR = Path(__file__).resolve().parents[1] / "ozfft" / "bench"
+
+
+def test_bench_modules_import_without_cupy_and_do_nothing():
+    code = (
+        "import sys, importlib, pkgutil\n"
+        "sys.modules['cupy'] = None\n"  # any `import cupy` raises ImportError
+        "import ozfft.bench\n"
+        "names = [m.name for m in pkgutil.iter_modules(ozfft.bench.__path__)]\n"
+        "for name in names:\n"
+        "    importlib.import_module('ozfft.bench.' + name)\n"
+        "assert 'ncu_probe' in names, names\n"
+        "assert not [m for m in sys.modules if m.startswith('ozfft.engines.cuda')]\n"
+        "from ozfft.bench import ncu_probe\n"
+        "from ozfft.errors import DeviceUnavailableError\n"
+        "try:\n"
+        "    ncu_probe.main()\n"
+        "except DeviceUnavailableError as exc:\n"
+        "    assert 'cupy' in str(exc)\n"
+        "else:\n"
+        "    raise AssertionError('ncu_probe.main ran without cupy')\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == ""
+
+
+def test_engine_internals_are_reached_from_one_helper_only():
+    """Imports of ``ozfft.engines.cuda`` in the bench package sit in
+    ``ceilings._engine_compiler``; no bench module touches private engine members."""
+    sites = []
+    for path in sorted(BENCH_DIR.glob("*.py")):
+        tree = ast.parse(path.read_text())
+        for func in [n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef)]:
+            for node in ast.walk(func):
+                if isinstance(node, ast.ImportFrom) and "engines.cuda" in (node.module or ""):
+                    sites.append((path.name, func.name))
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom) and node.col_offset == 0:
+                assert "engines.cuda" not in (node.module or ""), path.name
+            if isinstance(node, ast.Attribute):
+                assert node.attr not in ("_gemm_s8", "phase_ms", "profile"), path.name
+        assert "compute_shifts" not in path.read_text(), path.name
+    assert set(sites) == {("ceilings.py", "_engine_compiler")}

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib.util
+import json
 
 import numpy as np
 import pytest
@@ -99,3 +100,60 @@ def test_fft_check_against_long_double():
 def test_bench_fft_without_gpu_says_why(capsys):
     assert main(["bench", "fft", "--sizes", "16"]) == 2
     assert "ozfft bench fft: the CUDA engine needs cupy" in capsys.readouterr().err
+
+
+def test_bench_numpy_gemm_smoke(capsys, tmp_path):
+    """`ozfft bench numpy-gemm` runs on the CPU and writes its JSON and table."""
+    from ozfft import GemmOptions
+    from ozfft.bench.numpy_gemm import HEADER
+    from ozfft.bench.phases import PHASES
+
+    argv = ["bench", "numpy-gemm", "--sizes", "24", "32", "--repeats", "1", "--modes", "fast"]
+    assert main([*argv, "--out", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    assert HEADER in out and "wrote" in out
+    records = json.loads((tmp_path / "numpy_gemm.json").read_text())
+    count = GemmOptions(mode="fast").num_moduli  # N numpy DGEMMs: Phase A's floor
+    assert [(r["m"], r["mode"], r["moduli"]) for r in records] == [
+        (24, "fast", count),
+        (32, "fast", count),
+    ]
+    for r in records:
+        assert r["ozfft_ms"] > 0 and r["n_native_ms"] > 0
+        assert r["ratio_to_n_native"] == pytest.approx(r["ozfft_ms"] / r["n_native_ms"])
+        assert tuple(r["phases_ms"])[:4] == PHASES  # measured or None, never missing
+    table = (tmp_path / "numpy_gemm.md").read_text().splitlines()
+    assert table[0] == HEADER and len(table) == 4
+    assert table[2].startswith(f"| 24 | fast | {count} |")
+
+
+def test_bench_numpy_gemm_rejects_bad_sizes(capsys, tmp_path):
+    assert main(["bench", "numpy-gemm", "--sizes", "0", "--out", str(tmp_path)]) == 2
+    assert "must be >= 1" in capsys.readouterr().err
+    assert not (tmp_path / "numpy_gemm.json").exists()
+
+
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["--cases", "dct"], "invalid choice: 'dct'"),
+        (["--cases", "fft2", "--fft2-shapes", "1024"], "shape must be like 64x1024x1024"),
+        (["--fft2-shapes", "64x0x8"], "shape must be like 64x1024x1024"),
+    ],
+)
+def test_bench_fft_arguments_are_validated(capsys, argv, message):
+    with pytest.raises(SystemExit) as info:
+        main(["bench", "fft", *argv])
+    assert info.value.code == 2
+    assert message in capsys.readouterr().err
+
+
+def test_bench_fft_accepts_the_campaign_table_options():
+    from ozfft.cli import build_parser
+
+    cases = ["--cases", "fftn", "rfftn", "fft2", "fft", "--sizes", "64", "128"]
+    shapes = ["--fft2-shapes", "64x1024x1024", "--lengths", "262144", "1048576"]
+    args = build_parser().parse_args(["bench", "fft", *cases, *shapes])
+    assert args.cases == ["fftn", "rfftn", "fft2", "fft"] and args.sizes == [64, 128]
+    assert args.fft2_shapes == [(64, 1024, 1024)] and args.lengths == [2**18, 2**20]
+    assert args.max_error_size == 128 and args.max_error_length == 2**20

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+from collections.abc import Iterable
 from pathlib import Path
 
 from .model import GPUS, fft_pass_counts, floors, project
@@ -51,7 +52,7 @@ def floors_result(ceilings: dict | None, n: int = 1024, num_moduli: int = 16) ->
     return result
 
 
-def _progress(steps):
+def _progress(steps: list[str]) -> Iterable[str]:
     try:
         from tqdm import tqdm
 
@@ -84,10 +85,10 @@ def run_all(args: argparse.Namespace) -> int:
 
             results[step] = run_fft(args.fft_sizes, 3, 128, 0)
         else:
-            from .gemm import _shape
+            from .gemm import parse_shape
             from .gemm import run as run_gemm
 
-            shapes = [_shape(s) for s in args.gemm_shapes]
+            shapes = [parse_shape(s) for s in args.gemm_shapes]
             results[step] = run_gemm(shapes, ["dgemm", "zgemm"], ["fast"], [16], 3, 8, 0)
         write_report(results, out)  # after every step: a cut-off run resumes here
     report = write_report(results, out)

@@ -1,137 +1,345 @@
-"""``ozfft bench fft``: 3-D complex128 FFT, ozfft vs cuFFT (cupy) in the same process.
+"""``ozfft bench fft``: ozfft's FFTs against cuFFT (cupy) in the same process.
 
-For each cube size: median times (CUDA events), the ratio ``cufft_ms / ms`` (> 1 means
-ozfft is faster), the 3-pass memory roof ``3 * 2 * bytes / B_HBM`` with ``B_HBM`` the
-device-to-device copy bandwidth measured in the same run, and the relative L2 error of
-both against a long-double reference (pyfftw if installed, else numpy's clongdouble
-pocketfft) for sizes up to ``--max-error-size``. Writes ``fft.json`` and ``fft.md``.
+Cases (``--cases``; each is the function of that name in ``ozfft`` and in
+``cupy.fft``, default axes):
+
+* ``fftn``  — 3-D c2c of an ``n³`` complex128 cube (``--sizes``);
+* ``rfftn`` — 3-D r2c of an ``n³`` float64 cube (``--sizes``);
+* ``fft2``  — 2-D c2c over the last two axes of a batch (``--fft2-shapes``, default
+  ``64x1024x1024``);
+* ``fft``   — 1-D c2c of length ``L`` (``--lengths``, default ``2**18 2**20 2**24``).
+
+Per case and size: median times (CUDA events), the ratio ``cuFFT ms / ozfft ms``
+(> 1: ozfft is faster), the pass-count memory roof ``passes · (in + out bytes) /
+B_HBM`` (one read and one write per transformed axis; ``B_HBM`` the device-to-device
+copy bandwidth measured in the same run), and, where the long-double reference is
+computed (at most ``--max-error-size``³ elements, or a 1-D length of at most
+``--max-error-length``), both transforms' relative L2 error and the fraction of
+output components equal to the correctly rounded exact DFT
+(:func:`ozfft.reference.correctly_rounded_fraction`). Writes ``fft.json`` and
+``fft.md``.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import math
+import sys
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
-from .ceilings import hbm_copy_bandwidth
+from ..reference import (
+    correctly_rounded_fraction,
+    long_double_fftn,
+    long_double_rfftn,
+    relative_l2_error,
+)
+from .results import fmt, gpu_label, results_dir
 from .timing import median_ms
 
-__all__ = ["add_arguments", "long_double_fftn", "main", "run"]
+__all__ = [
+    "CASES",
+    "DEFAULT_FFT2_SHAPES",
+    "DEFAULT_LENGTHS",
+    "DEFAULT_SIZES",
+    "HEADER",
+    "FFTCase",
+    "add_arguments",
+    "case_shapes",
+    "main",
+    "parse_dims",
+    "reference_wanted",
+    "roof_ms",
+    "row",
+    "run",
+    "table",
+    "write",
+]
 
 
-def long_double_fftn(x: np.ndarray) -> np.ndarray:
-    """fftn in long double: pyfftw when installed, else numpy's pocketfft."""
-    x = x.astype(np.clongdouble)
-    try:
-        import pyfftw.interfaces.numpy_fft as pf
+@dataclass(frozen=True)
+class FFTCase:
+    """One benchmarked transform: the same-named function of ozfft and cupy.fft."""
 
-        return pf.fftn(x)
-    except ImportError:
-        return np.fft.fftn(x)
+    name: str  #: function name in ``ozfft`` and ``cupy.fft``
+    op: str  #: record label
+    real_input: bool
+    axes: tuple[int, ...] | None  #: transformed axes (None: all)
+    what: str
+
+    def passes(self, ndim: int) -> int:
+        """Transformed axes: one read and one write of the data each, at best."""
+        return ndim if self.axes is None else len(self.axes)
 
 
-def _rel_l2(got, ref) -> float:
-    return float(np.linalg.norm((got - ref).ravel()) / np.linalg.norm(ref.ravel()))
+CASES: dict[str, FFTCase] = {
+    "fftn": FFTCase("fftn", "z2z_3d", False, None, "3-D c2c, n³ complex128"),
+    "rfftn": FFTCase("rfftn", "d2z_3d", True, None, "3-D r2c, n³ float64"),
+    "fft2": FFTCase("fft2", "z2z_2d_batched", False, (-2, -1), "2-D c2c over the last two axes"),
+    "fft": FFTCase("fft", "z2z_1d", False, (-1,), "1-D c2c"),
+}
+DEFAULT_SIZES = (64, 128, 256, 512)
+DEFAULT_FFT2_SHAPES = ((64, 1024, 1024),)
+DEFAULT_LENGTHS = (2**18, 2**20, 2**24)
 
 
-def run(sizes, reps: int, max_error_size: int, seed: int) -> list[dict]:
+def case_shapes(
+    case: FFTCase,
+    sizes: Sequence[int] = DEFAULT_SIZES,
+    fft2_shapes: Sequence[tuple[int, ...]] = DEFAULT_FFT2_SHAPES,
+    lengths: Sequence[int] = DEFAULT_LENGTHS,
+) -> list[tuple[int, ...]]:
+    """Input shapes of ``case``: cubes ``n³`` (fftn, rfftn), the batches of fft2, or
+    1-D lengths (fft)."""
+    if case.name == "fft":
+        return [(int(n),) for n in lengths]
+    if case.name == "fft2":
+        return [tuple(int(v) for v in s) for s in fft2_shapes]
+    return [(int(n),) * 3 for n in sizes]
+
+
+def reference_wanted(
+    case: FFTCase, shape: tuple[int, ...], max_error_size: int, max_error_length: int
+) -> bool:
+    """Whether the (CPU, long-double) reference is computed: 1-D lengths up to
+    ``max_error_length``, other inputs up to ``max_error_size``³ elements."""
+    if case.name == "fft":
+        return shape[-1] <= max_error_length
+    return math.prod(shape) <= max_error_size**3
+
+
+def roof_ms(case: FFTCase, ndim: int, in_bytes: int, out_bytes: int, bandwidth: float) -> float:
+    """Memory roof ``passes · (in + out bytes) / B_HBM`` in milliseconds, for an
+    ``ndim``-dimensional input (``bandwidth`` in bytes/s)."""
+    return case.passes(ndim) * (in_bytes + out_bytes) / bandwidth * 1e3
+
+
+def _input(case: FFTCase, shape: tuple[int, ...], rng: np.random.Generator) -> np.ndarray:
+    x = rng.standard_normal(shape)
+    return x if case.real_input else x + 1j * rng.standard_normal(shape)
+
+
+def _reference(case: FFTCase, host: np.ndarray) -> np.ndarray:
+    if case.real_input:
+        return long_double_rfftn(host, case.axes)
+    return long_double_fftn(host, case.axes)
+
+
+def run(
+    sizes: Sequence[int],
+    reps: int,
+    max_error_size: int,
+    seed: int,
+    *,
+    cases: Sequence[str] = ("fftn",),
+    fft2_shapes: Sequence[tuple[int, ...]] = DEFAULT_FFT2_SHAPES,
+    lengths: Sequence[int] = DEFAULT_LENGTHS,
+    max_error_length: int = 2**20,
+    on_record: Callable[[list[dict]], None] | None = None,
+) -> list[dict]:
+    """Benchmark every case and shape on the current GPU; return the records."""
     import cupy as cp
-    import cupyx.scipy.fft as cfft
 
     import ozfft
 
-    gpu = cp.cuda.runtime.getDeviceProperties(0)["name"]
-    gpu = gpu.decode() if isinstance(gpu, bytes) else str(gpu)
+    from .ceilings import hbm_copy_bandwidth
+
+    gpu = gpu_label()
     bandwidth = hbm_copy_bandwidth(cp)
     rng = np.random.default_rng(seed)
-    records = []
-    for n in sizes:
-        shape = (n, n, n)
-        host = rng.standard_normal(shape) + 1j * rng.standard_normal(shape)
-        x = cp.asarray(host)
-        plan = cfft.get_fft_plan(x, axes=(0, 1, 2))
-        with plan:
-            cufft_ms = median_ms(cp, lambda x=x: cfft.fftn(x, axes=(0, 1, 2)), max(reps, 5))
-            native = cfft.fftn(x, axes=(0, 1, 2))
-        ms = median_ms(cp, lambda x=x: ozfft.fftn(x), reps, warm=1)
-        ours = ozfft.fftn(x)
-        rec = {
-            "op": "z2z_3d",
-            "n": n,
-            "ms": ms,
-            "cufft_ms": cufft_ms,
-            "ratio": cufft_ms / ms,
-            "roof_ms": 3 * 2 * x.nbytes / bandwidth * 1e3,
-            "hbm_TBps": bandwidth / 1e12,
-            "rel_l2": None,
-            "cufft_rel_l2": None,
-            "gpu": gpu,
-        }
-        if n <= max_error_size:
-            ref = long_double_fftn(host)
-            rec["rel_l2"] = _rel_l2(cp.asnumpy(ours), ref)
-            rec["cufft_rel_l2"] = _rel_l2(cp.asnumpy(native), ref)
-        records.append(rec)
-        print(_row(rec), flush=True)
-        del x, ours, native, plan
-        cp.get_default_memory_pool().free_all_blocks()
+    records: list[dict] = []
+    for name in cases:
+        case = CASES[name]
+        ours_fn: Callable[[Any], Any] = getattr(ozfft, case.name)
+        cufft_fn: Callable[[Any], Any] = getattr(cp.fft, case.name)
+        for shape in case_shapes(case, sizes, fft2_shapes, lengths):
+            host = _input(case, shape, rng)
+            x = cp.asarray(host)
+            cufft_ms = median_ms(cp, lambda x=x, f=cufft_fn: f(x), max(reps, 5))
+            native = cufft_fn(x)
+            ms = median_ms(cp, lambda x=x, f=ours_fn: f(x), reps, warm=1)
+            ours = ours_fn(x)
+            rec: dict[str, Any] = {
+                "case": case.name,
+                "op": case.op,
+                "shape": list(shape),
+                "n": shape[-1],
+                "ms": ms,
+                "cufft_ms": cufft_ms,
+                "ratio": cufft_ms / ms,
+                "roof_ms": roof_ms(case, x.ndim, x.nbytes, ours.nbytes, bandwidth),
+                "hbm_TBps": bandwidth / 1e12,
+                "rel_l2": None,
+                "cufft_rel_l2": None,
+                "correctly_rounded": None,
+                "cufft_correctly_rounded": None,
+                "gpu": gpu,
+            }
+            if reference_wanted(case, shape, max_error_size, max_error_length):
+                ref = _reference(case, host)
+                got, theirs = cp.asnumpy(ours), cp.asnumpy(native)
+                rec["rel_l2"] = relative_l2_error(got, ref)
+                rec["cufft_rel_l2"] = relative_l2_error(theirs, ref)
+                rec["correctly_rounded"] = correctly_rounded_fraction(got, ref)
+                rec["cufft_correctly_rounded"] = correctly_rounded_fraction(theirs, ref)
+            records.append(rec)
+            print(row(rec), flush=True)
+            if on_record is not None:
+                on_record(records)
+            del x, ours, native
+            cp.get_default_memory_pool().free_all_blocks()
     return records
 
 
-HEADER = "| n³ | ozfft ms | cuFFT ms | cuFFT/ozfft | 3-pass roof ms | ozfft relL2 | cuFFT relL2 |"
+HEADER = (
+    "| case | shape | ozfft ms | cuFFT ms | cuFFT/ozfft | roof ms | ozfft relL2 | "
+    "cuFFT relL2 | ozfft correctly rounded | cuFFT correctly rounded |"
+)
 
 
-def _fmt(v) -> str:
-    return "n/a" if v is None else f"{v:.2e}"
+def _shape_text(r: dict) -> str:
+    shape = r.get("shape") or ([r["n"]] * 3 if "n" in r else None)
+    return "x".join(str(v) for v in shape) if shape else "n/a"
 
 
-def _row(r: dict) -> str:
-    return (
-        f"| {r['n']} | {r['ms']:.2f} | {r['cufft_ms']:.3f} | {r['ratio']:.3f} | "
-        f"{r['roof_ms']:.3f} | {_fmt(r['rel_l2'])} | {_fmt(r['cufft_rel_l2'])} |"
-    )
+def row(r: dict) -> str:
+    """One markdown row of a record (records without ``case`` are 3-D fftn cubes)."""
+    cells = [
+        r.get("case", "fftn"),
+        _shape_text(r),
+        fmt(r.get("ms"), ".3f"),
+        fmt(r.get("cufft_ms"), ".3f"),
+        fmt(r.get("ratio"), ".3f"),
+        fmt(r.get("roof_ms"), ".3f"),
+        fmt(r.get("rel_l2"), ".2e"),
+        fmt(r.get("cufft_rel_l2"), ".2e"),
+        fmt(r.get("correctly_rounded"), ".4f"),
+        fmt(r.get("cufft_correctly_rounded"), ".4f"),
+    ]
+    return "| " + " | ".join(cells) + " |"
+
+
+def table(records: Sequence[dict]) -> list[str]:
+    """The markdown table of ``records`` (header, rule, one row each)."""
+    return [HEADER, "|" + "---|" * (HEADER.count("|") - 1), *(row(r) for r in records)]
 
 
 def write(records: list[dict], out: Path) -> None:
+    """``fft.json`` and ``fft.md`` under ``out``."""
     out.mkdir(parents=True, exist_ok=True)
     (out / "fft.json").write_text(json.dumps(records, indent=1))
+    gpu = records[0]["gpu"] if records else "?"
+    hbm = records[0].get("hbm_TBps") if records else None
     lines = [
-        f"# ozfft 3-D Z2Z FFT vs cuFFT on {records[0]['gpu']}",
+        f"# ozfft FFTs vs cuFFT on {gpu}",
         "",
-        f"HBM copy bandwidth measured in the same run: {records[0]['hbm_TBps']:.2f} TB/s.",
-        "Errors: relative L2 against a long-double transform. This is the unfused",
-        "baseline (one Ozaki GEMM per stage and axis); the fused path is future work.",
+        f"HBM copy bandwidth measured in the same run: {fmt(hbm, '.2f')} TB/s; roof: one",
+        "read and one write per transformed axis. Errors: relative L2 against a",
+        "long-double transform; correctly rounded: fraction of output components equal",
+        "to the long-double reference rounded to float64 (n/a: reference not computed).",
+        "This is the unfused baseline (one Ozaki GEMM per stage and axis).",
         "",
-        HEADER,
-        "|---|---|---|---|---|---|---|",
+        *table(records),
     ]
-    lines += [_row(r) for r in records]
     (out / "fft.md").write_text("\n".join(lines) + "\n")
 
 
+def parse_dims(text: str) -> tuple[int, ...]:
+    """``"64x1024x1024"`` -> ``(64, 1024, 1024)`` (at least two positive sizes)."""
+    try:
+        dims = tuple(int(v) for v in text.lower().split("x"))
+    except ValueError:
+        dims = ()
+    if len(dims) < 2 or min(dims) < 1:
+        raise argparse.ArgumentTypeError(f"shape must be like 64x1024x1024, got {text!r}")
+    return dims
+
+
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--sizes", type=int, nargs="+", default=[64, 128, 256, 512])
+    """The options of ``ozfft bench fft``."""
+    parser.add_argument(
+        "--cases",
+        nargs="+",
+        choices=tuple(CASES),
+        default=["fftn"],
+        help="transforms to time (ozfft.<case> vs cupy.fft.<case>)",
+    )
+    parser.add_argument(
+        "--sizes", type=int, nargs="+", default=list(DEFAULT_SIZES), help="n of the n³ cubes"
+    )
+    parser.add_argument(
+        "--fft2-shapes",
+        type=parse_dims,
+        nargs="+",
+        default=list(DEFAULT_FFT2_SHAPES),
+        help="batch shapes of the fft2 case (transform over the last two axes)",
+    )
+    parser.add_argument(
+        "--lengths",
+        type=int,
+        nargs="+",
+        default=list(DEFAULT_LENGTHS),
+        help="lengths of the 1-D fft case",
+    )
     parser.add_argument("--reps", type=int, default=3)
     parser.add_argument(
         "--max-error-size",
         type=int,
         default=128,
-        help="largest n whose error is measured (the reference runs on the CPU)",
+        help="errors for inputs of at most this cubed elements (the reference runs on the CPU)",
+    )
+    parser.add_argument(
+        "--max-error-length",
+        type=int,
+        default=2**20,
+        help="errors for 1-D lengths up to this",
     )
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--out", type=Path, default=None)
+    parser.add_argument(
+        "--out",
+        type=Path,
+        default=None,
+        help="folder for fft.json and fft.md (default bench/results/<gpu>)",
+    )
 
 
 def main(args: argparse.Namespace | None = None) -> int:
+    """Run the campaign (``python -m ozfft.bench.fft`` or ``ozfft bench fft``)."""
     if args is None:
         parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
         add_arguments(parser)
         args = parser.parse_args()
+    out: Path | None = args.out
+
+    def save(records: list[dict]) -> None:
+        nonlocal out
+        if out is None:
+            out = results_dir(records[0]["gpu"])
+        write(records, out)
+
     print(HEADER)
-    records = run(args.sizes, args.reps, args.max_error_size, args.seed)
-    out = args.out or Path("bench/results") / records[0]["gpu"].lower().replace(" ", "-")
-    write(records, out)
-    print(f"wrote {out / 'fft.json'} and {out / 'fft.md'}")
+    records = run(
+        args.sizes,
+        args.reps,
+        args.max_error_size,
+        args.seed,
+        cases=args.cases,
+        fft2_shapes=args.fft2_shapes,
+        lengths=args.lengths,
+        max_error_length=args.max_error_length,
+        on_record=save,
+    )
+    if records and out is not None:
+        print(f"wrote {out / 'fft.json'} and {out / 'fft.md'}")
     return 0
+
+
+if __name__ == "__main__":  # the same as `ozfft bench fft` (checks for a GPU first)
+    from ..cli import main as cli_main
+
+    sys.exit(cli_main(["bench", "fft", *sys.argv[1:]]))

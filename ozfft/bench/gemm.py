@@ -1,9 +1,11 @@
 """``ozfft bench gemm``: emulated D/Z/S/C GEMM against cuBLAS in the same process.
 
-For every (op, shape, moduli, mode): our TFLOP/s (2mnk, complex 8mnk), cuBLAS through
-cupy, the ratio, the max relative error of both against exact rational products on a
-row/column subsample, and a per-phase breakdown (scaling, residues, Phase A, Phase B)
-from CUDA events. Writes ``gemm.json`` (a list of records) and ``gemm.md``.
+For every (op, shape, moduli, mode): our TFLOP/s (``2mnk`` real, ``8mnk`` complex
+flops), cuBLAS through cupy, the ratio ``cuBLAS ms / ozfft ms``, the max relative
+error of both against exact rational products on a row/column subsample
+(:func:`ozfft.reference.exact_matmul`), and the time per phase (scaling, residues,
+Phase A, Phase B) as the engine reports it to :mod:`ozfft.profiling` (``n/a`` for a
+phase it does not report). Writes ``gemm.json`` (a list of records) and ``gemm.md``.
 """
 
 from __future__ import annotations
@@ -11,24 +13,45 @@ from __future__ import annotations
 import argparse
 import json
 import platform
+import sys
+from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
+from .phases import phase_cells, profile_call
+from .results import fmt, gpu_label, results_dir
 from .timing import median_ms
 
-__all__ = ["main", "run"]
+__all__ = [
+    "HEADER",
+    "OPS",
+    "Shape",
+    "add_arguments",
+    "main",
+    "parse_shape",
+    "row",
+    "run",
+    "table",
+    "write",
+]
 
-OPS = {
+#: op -> (dtype, precision, default moduli counts)
+OPS: dict[str, tuple[type, str, tuple[int, ...]]] = {
     "dgemm": (np.float64, "fp64", (14, 15, 16)),
     "zgemm": (np.complex128, "fp64", (14, 15, 16)),
     "sgemm": (np.float32, "fp32", (7, 8)),
     "cgemm": (np.complex64, "fp32", (7, 8)),
 }
 
+Shape = tuple[int, int, int]
 
-def _phi(cp, shape, dtype, rng):
-    def real(seed):
+
+def _phi(cp: Any, shape: tuple[int, int], dtype: type, rng: np.random.Generator) -> Any:
+    """The papers' phi = 0.5 test matrix ``(U(0,1) - 0.5) exp(0.5 N(0,1))`` on the GPU."""
+
+    def real(seed: int) -> Any:
         g = cp.random.default_rng(seed)
         return (g.random(shape) - 0.5) * cp.exp(0.5 * g.standard_normal(shape))
 
@@ -38,68 +61,44 @@ def _phi(cp, shape, dtype, rng):
     return x.astype(dtype)
 
 
-def _phases(cp, engine, a, b, num_moduli, mode, out_dtype) -> dict[str, float]:
-    from ..ozaki.moduli import moduli_set
-    from ..scheme.gemm import compute_shifts
-
-    moduli = moduli_set(num_moduli)
-    compute = cp.complex128 if np.dtype(out_dtype).kind == "c" else cp.float64
-    a = a.astype(compute, copy=False)  # what ozfft.matmul does before the pipeline
-    b = b.astype(compute, copy=False)
-    ev = [cp.cuda.Event() for _ in range(3)]
-    ev[0].record()
-    a = engine.prepare_operand(a)
-    bt = engine.prepare_operand(cp.swapaxes(b, -1, -2))
-    sa, sb = compute_shifts(engine, a, bt, num_moduli, mode)
-    ev[1].record()
-    ra = engine.residues(a, sa, moduli)
-    rb = engine.residues(bt, sb, moduli)
-    ev[2].record()
-    engine.profile = True
-    engine.exact_product(ra, rb, sa, sb, moduli, out_dtype)
-    engine.profile = False
-    return {
-        "scaling": cp.cuda.get_elapsed_time(ev[0], ev[1]),
-        "residues": cp.cuda.get_elapsed_time(ev[1], ev[2]),
-        **engine.phase_ms,
-    }
-
-
-def run(shapes, ops, modes, moduli_override, reps, samples, seed, on_record=None) -> list[dict]:
+def run(
+    shapes: Sequence[Shape],
+    ops: Sequence[str],
+    modes: Sequence[str],
+    moduli_override: Sequence[int] | None,
+    reps: int,
+    samples: int,
+    seed: int,
+    on_record: Callable[[list[dict]], None] | None = None,
+) -> list[dict]:
     """Benchmark every configuration; ``on_record(records)`` runs after each one."""
     import cupy as cp
 
     import ozfft
-    from ozfft.engines.select import cuda_engine
     from ozfft.reference import exact_matmul, max_relative_error
 
-    engine = cuda_engine()
     rng = np.random.default_rng(seed)
-    gpu = cp.cuda.runtime.getDeviceProperties(0)["name"]
-    gpu = gpu.decode() if isinstance(gpu, bytes) else str(gpu)
-    records = []
+    gpu = gpu_label()
+    records: list[dict] = []
     for op in ops:
         dtype, precision, default_moduli = OPS[op]
         for m, n, k in shapes:
             a = _phi(cp, (m, k), dtype, rng)
             b = _phi(cp, (k, n), dtype, rng)
-            rows = np.sort(rng.choice(m, min(samples, m), replace=False))
-            cols = np.sort(rng.choice(n, min(samples, n), replace=False))
-            ha = cp.asnumpy(a[cp.asarray(rows)])
-            hb = cp.asnumpy(b[:, cp.asarray(cols)])
-            exact = exact_matmul(ha, hb)
+            rows = cp.asarray(np.sort(rng.choice(m, min(samples, m), replace=False)))
+            cols = cp.asarray(np.sort(rng.choice(n, min(samples, n), replace=False)))
+            exact = exact_matmul(cp.asnumpy(a[rows]), cp.asnumpy(b[:, cols]))
             flops = (8 if np.dtype(dtype).kind == "c" else 2) * m * n * k
             base_ms = median_ms(cp, lambda a=a, b=b: a @ b, reps)
-            native = cp.asnumpy((a @ b)[cp.asarray(rows)][:, cp.asarray(cols)])
-            base_err = max_relative_error(native, exact)
+            base_err = max_relative_error(cp.asnumpy((a @ b)[rows][:, cols]), exact)
             for num_moduli in moduli_override or default_moduli:
                 for mode in modes:
 
-                    def call(a=a, b=b, nm=num_moduli, md=mode, pr=precision):
+                    def call(a=a, b=b, nm=num_moduli, md=mode, pr=precision) -> Any:
                         return ozfft.matmul(a, b, precision=pr, moduli=nm, mode=md)
 
                     ms = median_ms(cp, call, reps)
-                    got = cp.asnumpy(call()[cp.asarray(rows)][:, cp.asarray(cols)])
+                    got = cp.asnumpy(call()[rows][:, cols])
                     rec = {
                         "op": op,
                         "m": m,
@@ -112,14 +111,14 @@ def run(shapes, ops, modes, moduli_override, reps, samples, seed, on_record=None
                         "ratio": base_ms / ms,
                         "max_rel_err": max_relative_error(got, exact),
                         "baseline_max_rel_err": base_err,
-                        "phases_ms": _phases(cp, engine, a, b, num_moduli, mode, np.dtype(dtype)),
+                        "phases_ms": profile_call(call, reps),
                         "ms": ms,
                         "baseline_ms": base_ms,
                         "gpu": gpu,
                         "samples": f"{len(rows)}x{len(cols)}",
                     }
                     records.append(rec)
-                    print(_row(rec), flush=True)
+                    print(row(rec), flush=True)
                     if on_record is not None:
                         on_record(records)
             del a, b
@@ -133,17 +132,27 @@ HEADER = (
 )
 
 
-def _row(r: dict) -> str:
-    p = r["phases_ms"]
-    return (
-        f"| {r['op']} | {r['m']} | {r['n']} | {r['k']} | {r['moduli']} | {r['mode']} | "
-        f"{r['tflops']:.1f} | {r['baseline_tflops']:.1f} | {r['ratio']:.2f} | "
-        f"{r['max_rel_err']:.2e} | {r['baseline_max_rel_err']:.2e} | {p['scaling']:.2f} | "
-        f"{p['residues']:.2f} | {p['phase_a']:.2f} | {p['phase_b']:.2f} |"
-    )
+def row(r: dict) -> str:
+    """One markdown row of a record (``n/a`` for anything it lacks)."""
+    cells = [str(r.get(key, "n/a")) for key in ("op", "m", "n", "k", "moduli", "mode")]
+    cells += [
+        fmt(r.get("tflops"), ".1f"),
+        fmt(r.get("baseline_tflops"), ".1f"),
+        fmt(r.get("ratio"), ".2f"),
+        fmt(r.get("max_rel_err"), ".2e"),
+        fmt(r.get("baseline_max_rel_err"), ".2e"),
+        *phase_cells(r.get("phases_ms")),
+    ]
+    return "| " + " | ".join(cells) + " |"
+
+
+def table(records: Sequence[dict]) -> list[str]:
+    """The markdown table of ``records`` (header, rule, one row each)."""
+    return [HEADER, "|" + "---|" * (HEADER.count("|") - 1), *(row(r) for r in records)]
 
 
 def write(records: list[dict], out: Path) -> None:
+    """``gemm.json`` and ``gemm.md`` under ``out``."""
     out.mkdir(parents=True, exist_ok=True)
     (out / "gemm.json").write_text(json.dumps(records, indent=1))
     gpu = records[0]["gpu"] if records else "?"
@@ -152,31 +161,32 @@ def write(records: list[dict], out: Path) -> None:
         "",
         "Same process, CUDA events, median; errors: max relative error on a sampled",
         "row/column block against exact rational products; phi = 0.5 test matrices.",
+        "Phases: medians as the engine reports them to ozfft.profiling (n/a: not reported).",
         f"Host: {platform.node()}.",
         "",
-        HEADER,
-        "|" + "---|" * (HEADER.count("|") - 1),
+        *table(records),
     ]
-    lines += [_row(r) for r in records]
     (out / "gemm.md").write_text("\n".join(lines) + "\n")
 
 
-def _shape(text: str) -> tuple[int, int, int]:
+def parse_shape(text: str) -> Shape:
+    """``"N"`` -> ``(N, N, N)``; ``"MxNxK"`` -> ``(M, N, K)``."""
     parts = [int(v) for v in text.lower().split("x")]
     if len(parts) == 1:
         parts *= 3
     if len(parts) != 3 or min(parts) < 1:
         raise argparse.ArgumentTypeError(f"shape must be N or MxNxK, got {text!r}")
-    return tuple(parts)
+    return (parts[0], parts[1], parts[2])
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The options of ``ozfft bench gemm``."""
     parser.add_argument(
         "--shapes",
-        type=_shape,
+        type=parse_shape,
         nargs="+",
         default=[
-            _shape(s)
+            parse_shape(s)
             for s in ("1024", "2048", "4096", "8192", "16384", "16384x16384x256", "256x256x16384")
         ],
     )
@@ -203,16 +213,17 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def main(args: argparse.Namespace | None = None) -> int:
+    """Run the campaign (``python -m ozfft.bench.gemm`` or ``ozfft bench gemm``)."""
     if args is None:
         parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
         add_arguments(parser)
         args = parser.parse_args()
-    out = args.out
+    out: Path | None = args.out
 
     def save(records: list[dict]) -> None:
         nonlocal out
         if out is None:
-            out = Path("bench/results") / records[0]["gpu"].lower().replace(" ", "-")
+            out = results_dir(records[0]["gpu"])
         write(records, out)
 
     print(HEADER)
@@ -226,6 +237,12 @@ def main(args: argparse.Namespace | None = None) -> int:
         args.seed,
         on_record=save,
     )
-    if records:
+    if records and out is not None:
         print(f"wrote {out / 'gemm.json'} and {out / 'gemm.md'}")
     return 0
+
+
+if __name__ == "__main__":  # the same as `ozfft bench gemm` (checks for a GPU first)
+    from ..cli import main as cli_main
+
+    sys.exit(cli_main(["bench", "gemm", *sys.argv[1:]]))

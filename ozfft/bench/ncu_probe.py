@@ -1,14 +1,45 @@
-"""One emulated complex product (1024 x 64 x 1024, 16 moduli) for ``ncu`` to count the
-executed instructions of the residue and Phase-B kernels (``python -m
-ozfft.bench.ncu_probe``; run by ``ozfft bench ceilings`` when ncu is installed)."""
+"""One emulated complex product for ``ncu`` to count the executed instructions of the
+residue and Phase-B kernels: ``(M x K) @ (K x N)`` = 1024 x 64 x 1024 with 16 moduli.
 
-import cupy as cp
+Run as ``python -m ozfft.bench.ncu_probe`` (``ozfft bench ceilings`` does so under
+ncu when ncu is installed). Importing this module does nothing.
+"""
+
+from __future__ import annotations
+
+import sys
+
 import numpy as np
 
-import ozfft
+__all__ = ["NUM_MODULI", "SHAPE", "main"]
 
-rng = np.random.default_rng(0)
-a = cp.asarray(rng.standard_normal((1024, 64)) + 1j * rng.standard_normal((1024, 64)))
-b = cp.asarray(rng.standard_normal((64, 1024)) + 1j * rng.standard_normal((64, 1024)))
-ozfft.matmul(a, b)
-cp.cuda.Device().synchronize()
+SHAPE = (1024, 64, 1024)  #: (M, K, N) of the probe's product
+NUM_MODULI = 16
+
+
+def main() -> int:
+    """Run the product once on the GPU and wait for it (needs cupy and a GPU)."""
+    from ..engines.select import cuda_engine
+
+    cuda_engine()  # DeviceUnavailableError saying what is missing, before any work
+    import cupy as cp
+
+    import ozfft
+
+    m, k, n = SHAPE
+    rng = np.random.default_rng(0)
+    a = cp.asarray(rng.standard_normal((m, k)) + 1j * rng.standard_normal((m, k)))
+    b = cp.asarray(rng.standard_normal((k, n)) + 1j * rng.standard_normal((k, n)))
+    ozfft.matmul(a, b, moduli=NUM_MODULI)
+    cp.cuda.Device().synchronize()
+    return 0
+
+
+if __name__ == "__main__":  # pragma: no cover - needs a GPU
+    from ..errors import DeviceUnavailableError
+
+    try:
+        sys.exit(main())
+    except DeviceUnavailableError as exc:
+        print(f"ozfft.bench.ncu_probe: {exc}", file=sys.stderr)
+        sys.exit(2)

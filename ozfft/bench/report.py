@@ -1,8 +1,11 @@
 """The campaign report: one folder with ``campaign.json``, ``report.md`` and PNG plots.
 
-Plots: achieved FFT bandwidth against the measured HBM roof by size; the per-phase time
-of the emulated GEMMs; the projected 1024³ FFT time per GPU (memory roof, native FP64,
-ozfft). Works on any subset of results (missing sections are skipped).
+Sections: the measured ceilings, the floors and projections of the model, and the FFT
+and GEMM result tables themselves (times, ratios, errors and phases per size, as
+:mod:`ozfft.bench.fft` and :mod:`ozfft.bench.gemm` print them). Plots: achieved 3-D FFT
+bandwidth against the measured HBM roof by size; the per-phase time of the emulated
+GEMMs; the projected 1024³ FFT time per GPU (memory roof, native FP64, ozfft). Works on
+any subset of results (missing sections and numbers are skipped or shown as n/a).
 """
 
 from __future__ import annotations
@@ -10,11 +13,53 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-__all__ = ["write_report"]
+from . import fft as fft_bench
+from . import gemm as gemm_bench
+from .phases import PHASES
+from .results import fmt as _fmt
+
+__all__ = ["result_tables", "write_report"]
 
 
-def _fmt(v, spec=".3g") -> str:
-    return "n/a" if v is None else format(v, spec)
+def _scaled(record: dict, key: str, unit: float, spec: str) -> str:
+    """``record[key] / unit`` formatted, or ``n/a`` when missing or None."""
+    value = record.get(key)
+    return _fmt(None if value is None else value / unit, spec)
+
+
+def _is_cube_fftn(r: dict) -> bool:
+    """A 3-D c2c cube record (records from before ``case`` existed are all cubes)."""
+    return r.get("case", "fftn") == "fftn" and "ms" in r and "cufft_ms" in r
+
+
+def result_tables(results: dict) -> list[str]:
+    """Markdown sections with the FFT and GEMM tables of ``results`` (may be empty)."""
+    lines: list[str] = []
+    fft = results.get("fft") or []
+    if fft:
+        lines += [
+            "## FFTs vs cuFFT",
+            "",
+            "Ratio: cuFFT ms / ozfft ms (> 1: ozfft faster). Errors: relative L2 against a",
+            "long-double transform; correctly rounded: fraction of outputs equal to it",
+            "rounded to float64 (n/a: not computed for that size).",
+            "",
+            *fft_bench.table(fft),
+            "",
+        ]
+    gemm = results.get("gemm") or []
+    if gemm:
+        lines += [
+            "## GEMM vs cuBLAS",
+            "",
+            "Ratio: cuBLAS ms / ozfft ms. Errors: max relative error on a sampled block",
+            "against exact rational products. Phases in ms as the engine reports them",
+            "(n/a: not reported).",
+            "",
+            *gemm_bench.table(gemm),
+            "",
+        ]
+    return lines
 
 
 def _plots(results: dict, out: Path) -> list[str]:
@@ -27,7 +72,7 @@ def _plots(results: dict, out: Path) -> list[str]:
     import matplotlib.pyplot as plt
 
     made = []
-    fft = results.get("fft") or []
+    fft = [r for r in results.get("fft") or [] if _is_cube_fftn(r)]
     if fft:
         fig, ax = plt.subplots(figsize=(6, 4))
         sizes = [r["n"] for r in fft]
@@ -49,12 +94,12 @@ def _plots(results: dict, out: Path) -> list[str]:
         made.append("fft_bandwidth.png")
     gemm = results.get("gemm") or []
     if gemm:
-        rows = [r for r in gemm if r["mode"] == "fast"][-8:]
+        rows = [r for r in gemm if r.get("mode") == "fast"][-8:]
         fig, ax = plt.subplots(figsize=(7, 4))
         bottom = [0.0] * len(rows)
         labels = [f"{r['op']} {r['m']}/{r['k']} N{r['moduli']}" for r in rows]
-        for phase in ("scaling", "residues", "phase_a", "phase_b"):
-            vals = [r["phases_ms"].get(phase, 0.0) for r in rows]
+        for phase in PHASES:
+            vals = [(r.get("phases_ms") or {}).get(phase) or 0.0 for r in rows]
             ax.bar(labels, vals, bottom=bottom, label=phase)
             bottom = [b + v for b, v in zip(bottom, vals, strict=True)]
         ax.set_ylabel("ms")
@@ -102,15 +147,16 @@ def write_report(results: dict, out: Path) -> Path:
             "",
             "| what | rate |",
             "|---|---|",
-            f"| HBM copy (read + write) | {ceil['hbm_Bps'] / 1e12:.2f} TB/s |",
-            f"| INT8 GEMM (cuBLAS gemmEx, 8192³) | {ceil['int8_gemm_ops'] / 1e12:.0f} TOP/s |",
-            f"| FP8 GEMM (torch _scaled_mm) | "
-            f"{_fmt(ceil['fp8_gemm_flops'] and ceil['fp8_gemm_flops'] / 1e12, '.0f')} TFLOP/s |",
-            f"| INT32 IMAD | {ceil['int32_imad_ops'] / 1e12:.1f} T/s |",
-            f"| FP64 FMA | {ceil['fp64_fma_ops'] / 1e12:.1f} T/s |",
-            f"| ozfft residues kernel | {ceil['ozfft_residues_Bps'] / 1e12:.2f} TB/s |",
-            f"| ozfft Phase B kernel | {ceil['ozfft_phase_b_Bps'] / 1e12:.2f} TB/s, "
-            f"{ceil['ozfft_phase_b_outputs_per_s'] / 1e9:.1f} G outputs/s |",
+            f"| HBM copy (read + write) | {_scaled(ceil, 'hbm_Bps', 1e12, '.2f')} TB/s |",
+            f"| INT8 GEMM (cuBLAS gemmEx, 8192³) | {_scaled(ceil, 'int8_gemm_ops', 1e12, '.0f')} "
+            "TOP/s |",
+            f"| FP8 GEMM (torch _scaled_mm) | {_scaled(ceil, 'fp8_gemm_flops', 1e12, '.0f')} "
+            "TFLOP/s |",
+            f"| INT32 IMAD | {_scaled(ceil, 'int32_imad_ops', 1e12, '.1f')} T/s |",
+            f"| FP64 FMA | {_scaled(ceil, 'fp64_fma_ops', 1e12, '.1f')} T/s |",
+            f"| ozfft residues kernel | {_scaled(ceil, 'ozfft_residues_Bps', 1e12, '.2f')} TB/s |",
+            f"| ozfft Phase B kernel | {_scaled(ceil, 'ozfft_phase_b_Bps', 1e12, '.2f')} TB/s, "
+            f"{_scaled(ceil, 'ozfft_phase_b_outputs_per_s', 1e9, '.1f')} G outputs/s |",
             "",
         ]
         sass = ceil.get("sass") or {}
@@ -165,9 +211,7 @@ def write_report(results: dict, out: Path) -> Path:
                 f"{p['ozfft_unfused_ms']:.0f} | {p['spec']['source']} |"
             )
         lines += ["", "\\* a unit's rate is not in the cited source; that unit is left out.", ""]
-    for key, title in (("fft", "3-D FFT vs cuFFT"), ("gemm", "GEMM vs cuBLAS")):
-        if results.get(key):
-            lines += [f"## {title}", "", f"{len(results[key])} records in campaign.json.", ""]
+    lines += result_tables(results)
     pngs = _plots(results, out)
     for png in pngs:
         lines += [f"![{png}]({png})", ""]
