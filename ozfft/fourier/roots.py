@@ -194,7 +194,10 @@ def _cos_sin_table(n: int, step: int, count: int) -> tuple[np.ndarray, np.ndarra
 
 @lru_cache(maxsize=16)
 def _tables(n: int) -> tuple[int, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """``(B, T1re, T1im, T0re, T0im)``: ``T1[a] = exp(2 pi i aB/n)``, ``T0[b] = exp(2 pi i b/n)``."""
+    """``(B, T1re, T1im, T0re, T0im)``: ``T1[a] = exp(2 pi i a B/n)``, ``T0[b] = exp(2 pi i b/n)``.
+
+    ``B = ceil(sqrt(L + 1))`` so both tables hold about ``sqrt(L)`` entries.
+    """
     count = _core_length(n) + 1
     base = math.isqrt(count - 1) + 1
     tabs = (*_cos_sin_table(n, base, (count - 1) // base + 1), *_cos_sin_table(n, 1, base))
