@@ -10,6 +10,7 @@ array([[ 3.,  3.],
 from ._version import __version__
 from .errors import (
     DeviceMemoryError,
+    KernelCompileError,
     DeviceUnavailableError,
     NonFiniteInputError,
     OzfftError,
@@ -37,6 +38,7 @@ from .options import GemmOptions
 
 __all__ = [
     "DeviceMemoryError",
+    "KernelCompileError",
     "DeviceUnavailableError",
     "GemmOptions",
     "NonFiniteInputError",

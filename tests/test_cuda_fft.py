@@ -57,3 +57,85 @@ def test_gpu_non_finite():
     d[2] = cp.inf
     with pytest.raises(ozfft.NonFiniteInputError, match=r"operand 'x'.*Inf"):
         ozfft.fft(d)
+
+
+# -- the fused fixed-point pass (engines/cuda/fft.py, kernels/fft/fixed_pass.cu) --------
+
+FIXED_LENGTHS = [2, 3, 5, 8, 12, 16, 30, 31, 48, 64, 100, 128, 210, 256, 343, 512, 1000, 1024]
+
+
+@pytest.mark.parametrize("n", FIXED_LENGTHS)
+@pytest.mark.parametrize("precision", ["fp64", "fp32"])
+def test_fused_1d_bitwise(n, precision, rng):
+    from ozfft.fourier.cache import get_plan
+    from ozfft.options import FFTOptions
+
+    assert get_plan(n, FFTOptions(precision=precision)).scheme == "fixed"
+    x, d = _pair(rng, (9, n))  # 9 lines: one full block of 8 and a partial one
+    x[3] *= 2.0**-600
+    x[5] = 0
+    d = cp.asarray(x)
+    np.testing.assert_array_equal(
+        cp.asnumpy(ozfft.fft(d, precision=precision)), ozfft.fft(x, precision=precision)
+    )
+
+
+@pytest.mark.parametrize("order", ["C", "F"])
+@pytest.mark.parametrize("shape", [(64, 64, 64), (12, 30, 20), (5, 256, 3)])
+def test_fused_every_axis_and_order(shape, order, rng):
+    x = rng.standard_normal(shape) + 1j * rng.standard_normal(shape)
+    x = np.asarray(x, order=order)
+    d = cp.asarray(x, order=order)
+    for axis in range(3):
+        np.testing.assert_array_equal(cp.asnumpy(ozfft.fft(d, axis=axis)), ozfft.fft(x, axis=axis))
+    np.testing.assert_array_equal(cp.asnumpy(ozfft.fftn(d)), ozfft.fftn(x))
+    strided = d[:, ::2]  # non-contiguous input
+    np.testing.assert_array_equal(cp.asnumpy(ozfft.fftn(strided)), ozfft.fftn(x[:, ::2]))
+
+
+def test_fused_extreme_values():
+    x = np.zeros((4, 64), complex)
+    x[0] = 5e-324
+    x[1, 3] = -1e308
+    x[2] = 1e-310 * (1 + 1j)
+    x[3, ::2] = 1e300
+    np.testing.assert_array_equal(cp.asnumpy(ozfft.fft(cp.asarray(x))), ozfft.fft(x))
+
+
+def test_fused_kernel_has_no_fp64_arithmetic():
+    """The per-axis kernel's SASS: integer and tensor-core work only (conversions at the
+    edges are integer bit assembly too)."""
+    import re
+    import shutil
+    import subprocess
+
+    from ozfft.engines.cuda.compiler import cubin_path
+    from ozfft.engines.cuda.fft import FixedPassExecutor
+    from ozfft.fourier.cache import get_plan
+    from ozfft.options import FFTOptions
+
+    tool = shutil.which("cuobjdump")
+    if tool is None:
+        pytest.skip("cuobjdump not on PATH")
+    for n in (64, 512, 1000):
+        ex = FixedPassExecutor(get_plan(n, FFTOptions()))
+        sass = subprocess.run(
+            [tool, "-sass", str(cubin_path("fft/fixed_pass.cu", ex.macros))],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout
+        assert "IMMA" in sass  # the stages run on INT8 tensor cores
+        fp64 = re.findall(r"\b(D(?:FMA|ADD|MUL|SETP|MNMX)|[IF]2F\.F64|F2I\.F64)\b", sass)
+        assert not fp64, sorted(set(fp64))
+
+
+def test_fused_executor_cached_per_device(rng):
+    from ozfft.engines.select import cuda_engine
+    from ozfft.fourier.cache import get_executor, get_plan
+    from ozfft.options import FFTOptions
+
+    plan = get_plan(128, FFTOptions())
+    engine = cuda_engine()
+    assert get_executor(engine, plan) is get_executor(engine, plan)
+    assert type(get_executor(engine, plan)).__name__ == "FixedPassExecutor"

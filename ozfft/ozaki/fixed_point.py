@@ -179,7 +179,7 @@ def renormalize_shift(line_max: np.ndarray, data_bits: int) -> np.ndarray:
     """``s = T - bitlen(max|z|)`` per line (0 for an all-zero line): the exact left shift
     that brings the line's largest component back to ``T`` bits."""
     bl = bit_length(line_max)
-    return np.where(bl > 0, data_bits - bl, 0).astype(np.int64)
+    return np.where(bl > 0, np.maximum(data_bits - bl, 0), 0).astype(np.int64)
 
 
 def line_exponent(re: np.ndarray, im: np.ndarray, axis: int = 0) -> np.ndarray:

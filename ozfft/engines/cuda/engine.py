@@ -97,6 +97,15 @@ class CudaEngine(Engine):
         """The engine and cupy's current device (prepared FFT executors hold its arrays)."""
         return (self.name, self._cp.cuda.Device().id)
 
+    def prepare_fft(self, plan: Any) -> Any | None:
+        """Fixed-point plans run as one fused kernel per axis pass (``engines/cuda/fft.py``);
+        Ozaki-II stage plans on the generic executor."""
+        if plan.scheme == "fixed":
+            from .fft import FixedPassExecutor
+
+            return FixedPassExecutor(plan)
+        return None
+
     def prepare_operand(self, x: Any) -> Any:
         """C-contiguous rows over k (``Bt`` is transposed once here, not per stage)."""
         return self._cp.ascontiguousarray(x)

@@ -1,0 +1,348 @@
+// One fused pass of the fixed-point FFT along one axis (docs/numerics.md, "FFT").
+//
+// A block owns FX_LINES = 8 lines of the transformed axis (neighbouring lines, so a
+// strided axis is read in 128-byte rows), holds them in shared memory as fixed-point
+// complex int64 numbers with one exponent per line, and runs every stage of the plan
+// on INT8 tensor cores (mma.sync m16n8k32, the 8 lines are the MMA's N):
+//   entry:  x = floor(v 2^(T - E) + 1/2) from the float64 bits (E = line exponent)
+//   stage:  y = W x on byte digits (sum over digit pairs per diagonal, INT32 exact),
+//           z = floor((y + 2^(h-1)) / 2^h), line max |z| for the next renormalization
+//   exit:   z 2^e rounded once to float64 by integer bit assembly.
+// Only integer instructions touch the data: the SASS has no FP64 arithmetic.
+// The NumPy reference is ozfft/fourier/fixed.py with ozfft/ozaki/fixed_point.py.
+//
+// Macros (from ozfft/engines/cuda/fft.py): FX_N, FX_STAGES, FX_R1..FX_R3, FX_DX, FX_DW,
+// FX_T, FX_D (first diagonal).
+
+#ifndef FX_R2
+#define FX_R2 1
+#endif
+#ifndef FX_R3
+#define FX_R3 1
+#endif
+
+#define FX_LINES 8
+#define FX_INT_MIN (-2147483647 - 1)
+#define FX_WARPS 8
+#define FX_THREADS (32 * FX_WARPS)
+// line stride in int64 words: 2 per complex number plus 2 of padding (bank spread)
+#define FX_LS (2 * FX_N + 2)
+#define FX_LAST_DIAG (FX_DX + FX_DW - 2)
+#define FX_NDIAG (FX_LAST_DIAG - FX_D + 1)
+#define FX_NGROUPS ((FX_NDIAG + 3) / 4)
+
+typedef long long i64;
+typedef unsigned long long u64;
+
+__device__ __forceinline__ int fx_bitlen(u64 m) { return 64 - __clzll((long long)m); }
+
+// frexp exponent of a nonzero float64 given by its bits (subnormals included)
+__device__ __forceinline__ int fx_frexp_exp(u64 bits) {
+    int ef = (int)((bits >> 52) & 0x7ff);
+    u64 frac = bits & ((1ull << 52) - 1);
+    return ef ? ef - 1022 : fx_bitlen(frac) - 1074;
+}
+
+// floor(v 2^(T - E) + 1/2) of the float64 with these bits
+__device__ __forceinline__ i64 fx_to_fixed(u64 bits, int line_exp) {
+    int ef = (int)((bits >> 52) & 0x7ff);
+    u64 frac = bits & ((1ull << 52) - 1);
+    if (ef == 0 && frac == 0) return 0;
+    i64 m = ef ? (i64)(frac | (1ull << 52)) : (i64)frac;
+    int ev = ef ? ef - 1075 : -1074;
+    if (bits >> 63) m = -m;
+    int q = ev + FX_T - line_exp;
+    if (q >= 0) return m << q;
+    int k = -q;
+    if (k >= 55) return 0;
+    return (m + (1ll << (k - 1))) >> k;
+}
+
+// z 2^e rounded once to nearest even, as float64 bits
+__device__ __forceinline__ u64 fx_from_fixed(i64 z, int e) {
+    if (z == 0) return 0;
+    u64 sign = z < 0 ? (1ull << 63) : 0;
+    u64 m = z < 0 ? (u64)(-z) : (u64)z;
+    int b = fx_bitlen(m);
+    int p = max(b - 53, -1074 - e);
+    u64 q = m;
+    int e2 = e;
+    if (p > 0) {
+        if (p >= 64) {
+            q = 0;
+        } else {
+            q = m >> p;
+            u64 rem = m & ((1ull << p) - 1), half = 1ull << (p - 1);
+            if (rem > half || (rem == half && (q & 1))) q += 1;
+        }
+        e2 = e + p;
+    }
+    if (q == 0) return sign;
+    int bq = fx_bitlen(q);
+    int top = bq - 1 + e2;
+    if (top > 1023) return sign | (0x7ffull << 52);
+    u64 bits;
+    if (top >= -1022) {
+        u64 mant = bq > 53 ? (q >> 1) : (q << (53 - bq));
+        bits = ((u64)(top + 1023) << 52) | (mant & ((1ull << 52) - 1));
+    } else {
+        bits = q << (e2 + 1074);
+    }
+    return sign | bits;
+}
+
+// byte `a` of four int64 values packed little-endian into one 32-bit word
+__device__ __forceinline__ unsigned fx_pack(i64 v0, i64 v1, i64 v2, i64 v3, int a) {
+    unsigned b0 = (unsigned)(v0 >> (8 * a)) & 0xffu;
+    unsigned b1 = (unsigned)(v1 >> (8 * a)) & 0xffu;
+    unsigned b2 = (unsigned)(v2 >> (8 * a)) & 0xffu;
+    unsigned b3 = (unsigned)(v3 >> (8 * a)) & 0xffu;
+    return b0 | (b1 << 8) | (b2 << 16) | (b3 << 24);
+}
+
+template <bool TOP>
+__device__ __forceinline__ void fx_mma(int (&c)[4], const int4 &a, unsigned b0, unsigned b1) {
+    if (TOP) {
+        asm volatile(
+            "mma.sync.aligned.m16n8k32.row.col.s32.s8.s8.s32 "
+            "{%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};\n"
+            : "+r"(c[0]), "+r"(c[1]), "+r"(c[2]), "+r"(c[3])
+            : "r"(a.x), "r"(a.y), "r"(a.z), "r"(a.w), "r"(b0), "r"(b1));
+    } else {
+        asm volatile(
+            "mma.sync.aligned.m16n8k32.row.col.s32.s8.u8.s32 "
+            "{%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};\n"
+            : "+r"(c[0]), "+r"(c[1]), "+r"(c[2]), "+r"(c[3])
+            : "r"(a.x), "r"(a.y), "r"(a.z), "r"(a.w), "r"(b0), "r"(b1));
+    }
+}
+
+// floor((sum_{d >= D} 256^(d - D) acc_d + 2^(hp - 1)) / 2^hp), exact (|z| < 2^63)
+template <int HP>
+__device__ __forceinline__ i64 fx_combine(const int (&acc)[FX_NDIAG]) {
+    i64 groups[FX_NGROUPS];
+#pragma unroll
+    for (int g = 0; g < FX_NGROUPS; ++g) {
+        i64 t = 0;
+#pragma unroll
+        for (int i = 0; i < 4; ++i)
+            if (4 * g + i < FX_NDIAG) t += (i64)acc[4 * g + i] << (8 * i);
+        groups[g] = t;
+    }
+    groups[0] += 1ll << (HP - 1);
+    u64 z = 0;
+    i64 carry = 0;
+#pragma unroll
+    for (int g = 0; g < FX_NGROUPS; ++g) {
+        i64 t = groups[g] + carry;
+        bool last = g == FX_NGROUPS - 1;
+        i64 limb = last ? t : (t & 0xffffffffll);
+        carry = t >> 32;
+        int off = 32 * g - HP;
+        if (off < 0)
+            z += (u64)(limb >> (-off));
+        else if (off < 64)
+            z += (u64)limb << off;
+    }
+    return (i64)z;
+}
+
+__host__ __device__ constexpr int fx_ceil_log2(int r) {
+    return r <= 1 ? 0 : 1 + fx_ceil_log2((r + 1) / 2);
+}
+
+// One stage: radix R, PREV the previous radix (1 for the first), KB = r_1 ... r_{l-1}.
+template <int R, int PREV, int KB, int FIRST>
+__device__ void fx_stage(i64 *xs, const int4 *__restrict__ frag, u64 *or_in, u64 *or_out,
+                         int *shift_out) {
+    constexpr int M = FX_N / KB;      // remaining input positions per output digit prefix
+    constexpr int SUFFIX = M / R;
+    constexpr int TASKS = KB * SUFFIX;  // vectors per line
+    constexpr int MT = (2 * R + 15) / 16;
+    constexpr int KC = (2 * R + 31) / 32;
+    // h' = h - 8 D with h = S + ceil(log2 R) + 1, S = 8 DW - 2 (ozfft/ozaki/fixed_point.py)
+    constexpr int HP = (8 * FX_DW - 2) + fx_ceil_log2(R) + 1 - 8 * FX_D;
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    const int gid = lane >> 2, tig = lane & 3;
+
+    // exact renormalization of the B column's line (the MMA's N index = line = gid)
+    int s = 0;
+    if (!FIRST) {
+        u64 mx = or_in[gid];
+        s = mx ? max(FX_T - fx_bitlen(mx), 0) : 0;
+        if (threadIdx.x < FX_LINES) {
+            u64 mine = or_in[threadIdx.x];
+            shift_out[threadIdx.x] = mine ? max(FX_T - fx_bitlen(mine), 0) : 0;
+        }
+    }
+    u64 my_or[2] = {0, 0};
+
+    for (int task = warp; task < TASKS; task += FX_WARPS) {
+        const int kidx = task / SUFFIX, jp = task % SUFFIX;
+        const int g = FIRST ? 0 : (kidx % PREV) * SUFFIX + jp;
+        const int base = kidx * M + jp;
+        // B fragments: digits of x[k = 2 j + part] for this line, 4 consecutive k per word
+        unsigned bw[FX_DX][KC][2];
+#pragma unroll
+        for (int kc = 0; kc < KC; ++kc) {
+#pragma unroll
+            for (int h = 0; h < 2; ++h) {
+                i64 v[4];
+#pragma unroll
+                for (int i = 0; i < 4; ++i) {
+                    int kk = kc * 32 + h * 16 + tig * 4 + i;
+                    int j = kk >> 1;
+                    v[i] = (j < R) ? (xs[gid * FX_LS + 2 * (base + j * SUFFIX) + (kk & 1)] << s) : 0;
+                }
+#pragma unroll
+                for (int a = 0; a < FX_DX; ++a) bw[a][kc][h] = fx_pack(v[0], v[1], v[2], v[3], a);
+            }
+        }
+        __syncwarp();
+#pragma unroll 1
+        for (int mt = 0; mt < MT; ++mt) {
+            int acc[4][FX_NDIAG];
+#pragma unroll
+            for (int q = 0; q < 4; ++q)
+#pragma unroll
+                for (int d = 0; d < FX_NDIAG; ++d) acc[q][d] = 0;
+#pragma unroll
+            for (int kc = 0; kc < KC; ++kc) {
+#pragma unroll
+                for (int c = 0; c < FX_DW; ++c) {
+                    const int4 af = frag[(((g * MT + mt) * KC + kc) * FX_DW + c) * 32 + lane];
+#pragma unroll
+                    for (int a = 0; a < FX_DX; ++a) {
+                        if (a + c >= FX_D) {
+                            int cc[4];
+                            const int d = a + c - FX_D;
+                            cc[0] = acc[0][d];
+                            cc[1] = acc[1][d];
+                            cc[2] = acc[2][d];
+                            cc[3] = acc[3][d];
+                            if (a == FX_DX - 1)
+                                fx_mma<true>(cc, af, bw[a][kc][0], bw[a][kc][1]);
+                            else
+                                fx_mma<false>(cc, af, bw[a][kc][0], bw[a][kc][1]);
+                            acc[0][d] = cc[0];
+                            acc[1][d] = cc[1];
+                            acc[2][d] = cc[2];
+                            acc[3][d] = cc[3];
+                        }
+                    }
+                }
+            }
+            // epilogue: c0 (row gid, col 2 tig), c1 (gid, 2 tig + 1), c2/c3 rows + 8
+#pragma unroll
+            for (int q = 0; q < 4; ++q) {
+                const int row = mt * 16 + gid + 8 * (q >> 1);
+                const int line = 2 * tig + (q & 1);
+                i64 z = fx_combine<HP>(acc[q]);
+                if (row < 2 * R) {
+                    xs[line * FX_LS + 2 * (base + (row >> 1) * SUFFIX) + (row & 1)] = z;
+                    my_or[q & 1] |= (u64)(z < 0 ? -z : z);
+                }
+            }
+        }
+    }
+    // OR of |z| per line (bitlen of the OR = bitlen of the max): lanes with one tig
+#pragma unroll
+    for (int c = 0; c < 2; ++c) {
+        u64 v = my_or[c];
+        v |= __shfl_xor_sync(0xffffffffu, v, 4);
+        v |= __shfl_xor_sync(0xffffffffu, v, 8);
+        v |= __shfl_xor_sync(0xffffffffu, v, 16);
+        if (gid == 0 && v) atomicOr(&or_out[2 * tig + c], v);
+    }
+}
+
+extern "C" __global__ void __launch_bounds__(FX_THREADS)
+    oz_fft_fixed_pass(const ulonglong2 *__restrict__ in, ulonglong2 *__restrict__ out,
+                      long long inner, long long lines, const int4 *__restrict__ frag1,
+                      const int4 *__restrict__ frag2, const int4 *__restrict__ frag3) {
+    extern __shared__ i64 xs[];  // [FX_LINES][FX_LS]
+    __shared__ int line_exp[FX_LINES];
+    __shared__ int line_shift[FX_STAGES + 1][FX_LINES];
+    __shared__ u64 line_or[3][FX_LINES];  // OR of |z| per line after each stage
+    const long long first = (long long)blockIdx.x * FX_LINES;
+    if (threadIdx.x < FX_LINES) {
+        line_exp[threadIdx.x] = FX_INT_MIN;
+        for (int l = 0; l < 3; ++l) line_or[l][threadIdx.x] = 0;
+        for (int l = 0; l <= FX_STAGES; ++l) line_shift[l][threadIdx.x] = 0;
+    }
+    __syncthreads();
+    // load: raw float64 bits; line exponent = max frexp exponent of nonzero components
+    for (int idx = threadIdx.x; idx < FX_LINES * FX_N; idx += FX_THREADS) {
+        int line, j;
+        if (inner == 1) {
+            line = idx / FX_N;
+            j = idx % FX_N;
+        } else {
+            line = idx % FX_LINES;
+            j = idx / FX_LINES;
+        }
+        long long gl = first + line;
+        u64 re = 0, im = 0;
+        if (gl < lines) {
+            long long o = gl / inner, i = gl % inner;
+            long long off = (o * FX_N + j) * inner + i;
+            ulonglong2 v = in[off];
+            re = v.x;
+            im = v.y;
+        }
+        xs[line * FX_LS + 2 * j] = (i64)re;
+        xs[line * FX_LS + 2 * j + 1] = (i64)im;
+        int e = FX_INT_MIN;
+        if (re << 1) e = fx_frexp_exp(re);
+        if (im << 1) e = max(e, fx_frexp_exp(im));
+        if (e != FX_INT_MIN) atomicMax(&line_exp[line], e);
+    }
+    __syncthreads();
+    if (threadIdx.x < FX_LINES && line_exp[threadIdx.x] == FX_INT_MIN) line_exp[threadIdx.x] = 0;
+    __syncthreads();
+    for (int idx = threadIdx.x; idx < FX_LINES * FX_N * 2; idx += FX_THREADS) {
+        int line = idx / (2 * FX_N), w = idx % (2 * FX_N);
+        xs[line * FX_LS + w] = fx_to_fixed((u64)xs[line * FX_LS + w], line_exp[line]);
+    }
+    __syncthreads();
+
+    fx_stage<FX_R1, 1, 1, 1>(xs, frag1, line_or[2], line_or[0], line_shift[0]);
+    __syncthreads();
+#if FX_STAGES >= 2
+    fx_stage<FX_R2, FX_R1, FX_R1, 0>(xs, frag2, line_or[0], line_or[1], line_shift[1]);
+    __syncthreads();
+#endif
+#if FX_STAGES >= 3
+    fx_stage<FX_R3, FX_R2, FX_R1 * FX_R2, 0>(xs, frag3, line_or[1], line_or[2], line_shift[2]);
+    __syncthreads();
+#endif
+
+    // exit: natural k = k1 + r1 k2 + r1 r2 k3 sits at ((k1 r2) + k2) r3 + k3
+    for (int idx = threadIdx.x; idx < FX_LINES * FX_N; idx += FX_THREADS) {
+        int line, k;
+        if (inner == 1) {
+            line = idx / FX_N;
+            k = idx % FX_N;
+        } else {
+            line = idx % FX_LINES;
+            k = idx / FX_LINES;
+        }
+        long long gl = first + line;
+        if (gl >= lines) continue;
+        int k1 = k % FX_R1, rest = k / FX_R1;
+        int k2 = rest % FX_R2, k3 = rest / FX_R2;
+        int pos = (k1 * FX_R2 + k2) * FX_R3 + k3;
+        int e = line_exp[line] - FX_T;
+        e += fx_ceil_log2(FX_R1) + 1;
+#if FX_STAGES >= 2
+        e += fx_ceil_log2(FX_R2) + 1 - line_shift[1][line];
+#endif
+#if FX_STAGES >= 3
+        e += fx_ceil_log2(FX_R3) + 1 - line_shift[2][line];
+#endif
+        long long o = gl / inner, i = gl % inner;
+        long long off = (o * FX_N + k) * inner + i;
+        out[off] = make_ulonglong2(fx_from_fixed(xs[line * FX_LS + 2 * pos], e),
+                                   fx_from_fixed(xs[line * FX_LS + 2 * pos + 1], e));
+    }
+}

@@ -1,0 +1,124 @@
+"""The CUDA engine's fused FFT: one kernel launch per axis pass (``kernels/fft/``).
+
+A fixed-point plan (``ozfft.fourier.plan``, scheme ``"fixed"``) is prepared once per
+device: its stage matrices become balanced INT8 digits laid out in the register order
+of ``mma.sync.m16n8k32`` A fragments (one 16-byte load per lane and digit), and the
+kernel is specialized by macros (length, radices, digit counts). A pass reads each line
+of the axis from HBM once and writes it once; residues, digits and INT32 accumulators
+never leave the multiprocessor. Results equal ``ozfft.fourier.fixed`` (NumPy) bit for bit.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ...errors import DeviceMemoryError
+from ...ozaki.fixed_point import matrix_digits
+from .compiler import get_function
+
+__all__ = ["FixedPassExecutor", "fragment_layout"]
+
+_LINES = 8  #: lines per block (the MMA's N)
+_THREADS = 256
+_SOURCE = "fft/fixed_pass.cu"
+_KERNEL = "oz_fft_fixed_pass"
+
+
+def fragment_layout(embedding: np.ndarray, digits: int) -> np.ndarray:
+    """A fragments of every stage matrix: int8 ``(G, MT, KC, digits, 32, 4, 4)``.
+
+    ``embedding`` is the int64 ``(prev, suffix, 2r, 2r)`` real embedding; it is split into
+    balanced digits, padded to ``MT`` tiles of 16 rows and ``KC`` chunks of 32 columns,
+    and each lane's four registers hold (PTX ISA, m16n8k32 ``.s8`` A layout, with
+    ``g = lane / 4``, ``t = lane % 4``): a0 row g, columns 4t..4t+3; a1 row g+8; a2 row g,
+    columns 16+4t..; a3 row g+8, columns 16+4t.. .
+    """
+    prev, suffix, rows, cols = embedding.shape
+    groups = prev * suffix
+    mt, kc = -(-rows // 16), -(-cols // 32)
+    w = matrix_digits(embedding.reshape(groups, rows, cols), digits)  # (dw, G, rows, cols)
+    padded = np.zeros((digits, groups, mt * 16, kc * 32), np.int8)
+    padded[..., :rows, :cols] = w
+    lane = np.arange(32)
+    reg = np.arange(4)
+    row = (lane // 4)[:, None] + 8 * (reg[None, :] & 1)  # (32, 4)
+    col = 4 * (lane % 4)[:, None] + 16 * (reg[None, :] >> 1)  # (32, 4)
+    shape = (groups, mt, kc, digits, 32, 4, 4)
+    gi = np.arange(groups).reshape(-1, 1, 1, 1, 1, 1, 1)
+    mi = np.arange(mt).reshape(1, -1, 1, 1, 1, 1, 1)
+    ki = np.arange(kc).reshape(1, 1, -1, 1, 1, 1, 1)
+    di = np.arange(digits).reshape(1, 1, 1, -1, 1, 1, 1)
+    ri = 16 * mi + row.reshape(1, 1, 1, 1, 32, 4, 1)
+    ci = 32 * ki + col.reshape(1, 1, 1, 1, 32, 4, 1) + np.arange(4).reshape(1, 1, 1, 1, 1, 1, 4)
+    out = padded[di, gi, ri, ci]
+    assert out.shape == shape
+    return np.ascontiguousarray(out)
+
+
+class FixedPassExecutor:
+    """A fixed-point plan on one GPU: digit fragments on the device, compiled kernel."""
+
+    def __init__(self, plan: Any) -> None:
+        import cupy
+
+        if plan.scheme != "fixed" or len(plan.stages) > 3:
+            raise ValueError("the fused pass runs fixed-point plans of at most three stages")
+        self.plan = plan
+        self._cp = cupy
+        fmt = plan.digit_format
+        self._frags = [
+            cupy.asarray(fragment_layout(s.real_embedding(), fmt.matrix_digits))
+            for s in plan.stages
+        ]
+        radices = list(plan.radices) + [1] * (3 - len(plan.radices))
+        self.macros = {
+            "FX_N": str(plan.n),
+            "FX_STAGES": str(len(plan.stages)),
+            "FX_R1": str(radices[0]),
+            "FX_R2": str(radices[1]),
+            "FX_R3": str(radices[2]),
+            "FX_DX": str(fmt.data_digits),
+            "FX_DW": str(fmt.matrix_digits),
+            "FX_T": str(fmt.data_bits),
+            "FX_D": str(fmt.first_diagonal),
+        }
+        self._smem = _LINES * (2 * plan.n + 2) * 8
+        self._kernel = None
+
+    def _get_kernel(self):
+        if self._kernel is None:
+            kernel = get_function(_SOURCE, _KERNEL, self.macros)
+            if self._smem > 48 * 1024:
+                kernel.max_dynamic_shared_size_bytes = self._smem
+            self._kernel = kernel
+        return self._kernel
+
+    def forward(self, x: Any, axis: int) -> Any:
+        cp = self._cp
+        n = self.plan.n
+        if x.ndim == 0 or x.shape[axis] != n:
+            raise ValueError(f"axis {axis} of shape {x.shape} is not of length {n}")
+        axis %= x.ndim
+        if x.flags.f_contiguous and not x.flags.c_contiguous:
+            return self.forward(x.T, x.ndim - 1 - axis).T
+        x = cp.ascontiguousarray(x, dtype=cp.complex128)
+        outer = int(np.prod(x.shape[:axis], dtype=np.int64))
+        inner = int(np.prod(x.shape[axis + 1 :], dtype=np.int64))
+        lines = outer * inner
+        try:
+            out = cp.empty_like(x)
+        except cp.cuda.memory.OutOfMemoryError as exc:
+            free, _ = cp.cuda.runtime.memGetInfo()
+            raise DeviceMemoryError("an FFT pass output", x.nbytes, int(free)) from exc
+        if lines == 0:
+            return out
+        frags = self._frags + [self._frags[0]] * (3 - len(self._frags))
+        self._get_kernel()(
+            (-(-lines // _LINES),),
+            (_THREADS,),
+            (x, out, np.int64(inner), np.int64(lines), *frags),
+            shared_mem=self._smem,
+        )
+        return out
