@@ -113,7 +113,7 @@ def _exact_line(x: np.ndarray, plan) -> list[complex]:
         for kidx in range(kb):
             for jp in range(suffix):
                 kp = kidx % stage.prev_radix
-                emb = stage.real_embedding()[kp, jp]
+                emb = stage.real_embedding()[kp, jp if idx > 0 else 0]
                 dw = matrix_digits(emb, fmt.matrix_digits).astype(object)
                 xin = []
                 for j in range(r):
@@ -160,7 +160,7 @@ def _exact_line(x: np.ndarray, plan) -> list[complex]:
     return out
 
 
-@pytest.mark.parametrize("n", [6, 12, 30])
+@pytest.mark.parametrize("n", [6, 12, 30, 64])
 @pytest.mark.parametrize("precision", ["fp64", "fp32"])
 def test_executor_equals_python_integers(n, precision, rng):
     plan = get_plan(n, FFTOptions(precision=precision))

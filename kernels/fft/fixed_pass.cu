@@ -117,6 +117,18 @@ __device__ __forceinline__ void fx_mma(int (&c)[4], const int4 &a, unsigned b0, 
     }
 }
 
+// acc[q][d] += A B for the four accumulator registers q of diagonal d
+template <bool TOP>
+__device__ __forceinline__ void fx_mma_acc(int (&acc)[4][FX_NDIAG], int d, const int4 &a,
+                                           unsigned b0, unsigned b1) {
+    int c[4] = {acc[0][d], acc[1][d], acc[2][d], acc[3][d]};
+    fx_mma<TOP>(c, a, b0, b1);
+    acc[0][d] = c[0];
+    acc[1][d] = c[1];
+    acc[2][d] = c[2];
+    acc[3][d] = c[3];
+}
+
 // floor((sum_{d >= D} 256^(d - D) acc_d + 2^(hp - 1)) / 2^hp), exact (|z| < 2^63)
 template <int HP>
 __device__ __forceinline__ i64 fx_combine(const int (&acc)[FX_NDIAG]) {
@@ -160,6 +172,7 @@ __device__ void fx_stage(i64 *xs, const int4 *__restrict__ frag, u64 *or_in, u64
     constexpr int TASKS = KB * SUFFIX;  // vectors per line
     constexpr int MT = (2 * R + 15) / 16;
     constexpr int KC = (2 * R + 31) / 32;
+    constexpr bool PACK = 2 * R <= 16;
     // h' = h - 8 D with h = S + ceil(log2 R) + 1, S = 8 DW - 2 (ozfft/ozaki/fixed_point.py)
     constexpr int HP = (8 * FX_DW - 2) + fx_ceil_log2(R) + 1 - 8 * FX_D;
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
@@ -208,26 +221,51 @@ __device__ void fx_stage(i64 *xs, const int4 *__restrict__ frag, u64 *or_in, u64
                 for (int d = 0; d < FX_NDIAG; ++d) acc[q][d] = 0;
 #pragma unroll
             for (int kc = 0; kc < KC; ++kc) {
+                int4 af[FX_DW];
 #pragma unroll
-                for (int c = 0; c < FX_DW; ++c) {
-                    const int4 af = frag[(((g * MT + mt) * KC + kc) * FX_DW + c) * 32 + lane];
+                for (int c = 0; c < FX_DW; ++c)
+                    af[c] = frag[(((g * MT + mt) * KC + kc) * FX_DW + c) * 32 + lane];
+                if (PACK) {
+                    // 2R <= 16: a pair fills k < 16 only, so two pairs of one diagonal
+                    // share an MMA (A columns 0..15 of digit c | of digit c'; B b0 of
+                    // digit a | of digit a'); the signed top data digit goes alone.
 #pragma unroll
-                    for (int a = 0; a < FX_DX; ++a) {
-                        if (a + c >= FX_D) {
-                            int cc[4];
-                            const int d = a + c - FX_D;
-                            cc[0] = acc[0][d];
-                            cc[1] = acc[1][d];
-                            cc[2] = acc[2][d];
-                            cc[3] = acc[3][d];
-                            if (a == FX_DX - 1)
-                                fx_mma<true>(cc, af, bw[a][kc][0], bw[a][kc][1]);
-                            else
-                                fx_mma<false>(cc, af, bw[a][kc][0], bw[a][kc][1]);
-                            acc[0][d] = cc[0];
-                            acc[1][d] = cc[1];
-                            acc[2][d] = cc[2];
-                            acc[3][d] = cc[3];
+                    for (int d = FX_D; d <= FX_LAST_DIAG; ++d) {
+                        int pending = -1;
+#pragma unroll
+                        for (int c = 0; c < FX_DW; ++c) {
+                            const int a = d - c;
+                            if (a < 0 || a >= FX_DX) continue;
+                            if (a == FX_DX - 1) {
+                                int4 aa = make_int4(af[c].x, af[c].y, 0, 0);
+                                fx_mma_acc<true>(acc, d - FX_D, aa, bw[a][0][0], 0u);
+                            } else if (pending < 0) {
+                                pending = c;
+                            } else {
+                                int4 aa = make_int4(af[pending].x, af[pending].y, af[c].x, af[c].y);
+                                fx_mma_acc<false>(acc, d - FX_D, aa, bw[d - pending][0][0],
+                                                  bw[a][0][0]);
+                                pending = -1;
+                            }
+                        }
+                        if (pending >= 0) {
+                            int4 aa = make_int4(af[pending].x, af[pending].y, 0, 0);
+                            fx_mma_acc<false>(acc, d - FX_D, aa, bw[d - pending][0][0], 0u);
+                        }
+                    }
+                } else {
+#pragma unroll
+                    for (int c = 0; c < FX_DW; ++c) {
+#pragma unroll
+                        for (int a = 0; a < FX_DX; ++a) {
+                            if (a + c >= FX_D) {
+                                if (a == FX_DX - 1)
+                                    fx_mma_acc<true>(acc, a + c - FX_D, af[c], bw[a][kc][0],
+                                                     bw[a][kc][1]);
+                                else
+                                    fx_mma_acc<false>(acc, a + c - FX_D, af[c], bw[a][kc][0],
+                                                      bw[a][kc][1]);
+                            }
                         }
                     }
                 }
@@ -272,7 +310,10 @@ extern "C" __global__ void __launch_bounds__(FX_THREADS)
     }
     __syncthreads();
     // load: raw float64 bits; line exponent = max frexp exponent of nonzero components
-    for (int idx = threadIdx.x; idx < FX_LINES * FX_N; idx += FX_THREADS) {
+    // every thread runs the same number of iterations (the shuffles below need whole warps)
+    for (int base = 0; base < FX_LINES * FX_N; base += FX_THREADS) {
+        const int idx = base + threadIdx.x;
+        const bool valid = idx < FX_LINES * FX_N;
         int line, j;
         if (inner == 1) {
             line = idx / FX_N;
@@ -283,19 +324,33 @@ extern "C" __global__ void __launch_bounds__(FX_THREADS)
         }
         long long gl = first + line;
         u64 re = 0, im = 0;
-        if (gl < lines) {
+        if (valid && gl < lines) {
             long long o = gl / inner, i = gl % inner;
             long long off = (o * FX_N + j) * inner + i;
             ulonglong2 v = in[off];
             re = v.x;
             im = v.y;
         }
-        xs[line * FX_LS + 2 * j] = (i64)re;
-        xs[line * FX_LS + 2 * j + 1] = (i64)im;
+        if (valid) {
+            xs[line * FX_LS + 2 * j] = (i64)re;
+            xs[line * FX_LS + 2 * j + 1] = (i64)im;
+        }
         int e = FX_INT_MIN;
         if (re << 1) e = fx_frexp_exp(re);
         if (im << 1) e = max(e, fx_frexp_exp(im));
-        if (e != FX_INT_MIN) atomicMax(&line_exp[line], e);
+        // one atomic per line and warp: lanes of one line are contiguous (inner == 1,
+        // FX_N >= 32 or whole lines) or 8 apart (inner > 1)
+        if (inner == 1 && FX_N % 32 == 0) {
+#pragma unroll
+            for (int o = 16; o > 0; o >>= 1) e = max(e, __shfl_xor_sync(0xffffffffu, e, o));
+            if ((threadIdx.x & 31) == 0 && e != FX_INT_MIN) atomicMax(&line_exp[line], e);
+        } else if (inner != 1) {
+            e = max(e, __shfl_xor_sync(0xffffffffu, e, 8));
+            e = max(e, __shfl_xor_sync(0xffffffffu, e, 16));
+            if ((threadIdx.x & 31) < 8 && e != FX_INT_MIN) atomicMax(&line_exp[line], e);
+        } else if (valid && e != FX_INT_MIN) {
+            atomicMax(&line_exp[line], e);
+        }
     }
     __syncthreads();
     if (threadIdx.x < FX_LINES && line_exp[threadIdx.x] == FX_INT_MIN) line_exp[threadIdx.x] = 0;

@@ -49,6 +49,7 @@ __all__ = [
     "estimate_stage_plan_bytes",
     "factorize",
     "fixed_point_radices",
+    "fixed_stage_mmas",
     "stage_bits",
 ]
 
@@ -222,10 +223,25 @@ def build_stage_plan(n: int, num_moduli: int) -> FFTPlan:
     return FFTPlan(n, "ozaki", tuple(radices), stages, num_moduli=num_moduli)
 
 
-def _fixed_stage_cost(r: int) -> int:
-    """Tensor-core work per element of a radix-``r`` stage (the real embedding padded
-    to the 16 x 32 INT8 MMA tile, per element) plus a constant for its epilogue."""
-    return (-(-2 * r // 16) * 16) * (-(-2 * r // 32) * 32) // r + 40
+def fixed_stage_mmas(r: int, fmt: DigitFormat) -> int:
+    """m16n8k32 INT8 MMAs of a radix-``r`` stage per 8-line vector tile, as the fused
+    kernel issues them: ``ceil(2r/16)`` row tiles x ``ceil(2r/32)`` k chunks x digit
+    pairs; when ``2r <= 16`` two pairs of a diagonal share one MMA (the top data digit,
+    signed, goes alone)."""
+    if 2 * r > 16:
+        pairs = sum(len(fmt.pairs(d)) for d in range(fmt.first_diagonal, fmt.last_diagonal + 1))
+        return -(-2 * r // 16) * -(-2 * r // 32) * pairs
+    total = 0
+    for d in range(fmt.first_diagonal, fmt.last_diagonal + 1):
+        pairs = fmt.pairs(d)
+        top = sum(1 for _, a in pairs if a == fmt.data_digits - 1)
+        total += top + -(-(len(pairs) - top) // 2)
+    return total
+
+
+def _fixed_stage_cost(r: int) -> float:
+    """MMAs per element of a radix-``r`` stage plus a charge for its epilogue."""
+    return fixed_stage_mmas(r, FORMATS["fp64"]) / r + 1.0
 
 
 @lru_cache(maxsize=1024)
@@ -234,7 +250,7 @@ def fixed_point_radices(n: int) -> tuple[int, ...] | None:
     three factors <= 64), or None when ``n > MAX_FIXED`` or a prime factor exceeds 64."""
     if n < 2 or n > MAX_FIXED:
         return None
-    best: tuple[int, tuple[int, ...]] | None = None
+    best: tuple[float, tuple[int, ...]] | None = None
 
     def consider(radices: tuple[int, ...]) -> None:
         nonlocal best

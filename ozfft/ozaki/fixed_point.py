@@ -22,8 +22,10 @@ of the embedding ``[[Wr, -Wi], [Wi, Wr]]`` with interleaved ``(re, im)`` inputs:
 
 Each ``acc_d`` is an exact INT32 sum (``|acc_d| <= 7 * 128 * 128 * 255 < 2**31`` for radix
 <= 64). Diagonals ``d < D`` are left out: ``y' = sum_{d >= D} 256**d acc_d`` differs from
-``y`` by less than ``2**(8D + 25)``, a few thousandths of the rounding step ``2**h``; the
-truncation is part of the definition, so both engines compute the same ``z``.
+``y`` by less than ``2**(8D + 18)``, which ``D`` keeps below ``2**-P`` of the full scale
+``2**(S+T)`` (``P`` = 58 bits for fp64, under the ``2**-55`` quantization of the roots;
+34 for fp32). The truncation is part of the definition, so both engines compute the
+same ``z``.
 
 Entry from floating point: the line exponent ``E`` is the largest ``frexp`` exponent of
 the line's components and ``x = floor(v 2**(T - E) + 1/2)``. Exit: ``z 2**e`` rounded
@@ -63,6 +65,8 @@ class DigitFormat:
 
     data_digits: int
     matrix_digits: int
+    #: bits of the full scale the dropped diagonals may not reach (see :attr:`first_diagonal`)
+    target_bits: int
 
     @property
     def data_bits(self) -> int:
@@ -76,8 +80,9 @@ class DigitFormat:
 
     @property
     def first_diagonal(self) -> int:
-        """``D``: diagonals ``d < D`` are dropped (their sum is < 2**(8D + 25) << 2**h)."""
-        return max(0, (self.matrix_bits - 22) // 8)
+        """``D``: the dropped diagonals ``d < D`` sum to less than ``2**(8D + 18)`` (at most
+        7 pairs, k <= 128, |digit products| < 2**15 each), at most ``2**-P`` of ``2**(S+T)``."""
+        return max(0, (self.matrix_bits + self.data_bits - self.target_bits - 18) // 8)
 
     @property
     def last_diagonal(self) -> int:
@@ -100,11 +105,11 @@ class DigitFormat:
         ]
 
 
-#: fp64: T = 62, S = 54 (relative root error 2**-55), 50 digit products per stage;
-#: fp32: T = 30, S = 30.
+#: fp64: T = 62, S = 54 (relative root error 2**-55), D = 5: 41 digit products per stage;
+#: fp32: T = 30, S = 30, D = 1: 15.
 FORMATS: dict[str, DigitFormat] = {
-    "fp64": DigitFormat(data_digits=8, matrix_digits=7),
-    "fp32": DigitFormat(data_digits=4, matrix_digits=4),
+    "fp64": DigitFormat(data_digits=8, matrix_digits=7, target_bits=58),
+    "fp32": DigitFormat(data_digits=4, matrix_digits=4, target_bits=34),
 }
 
 
