@@ -1,4 +1,10 @@
-"""The NumPy engine: exact reference implementation of every stage, runs everywhere."""
+"""The NumPy engine: exact reference implementation of every stage, runs everywhere.
+
+Each stage reports to :mod:`ozfft.profiling` as phase ``scaling`` (``row_stats``,
+``bound_operand``, ``bound_product``), ``residues``, ``phase_a`` or ``phase_b``, timed
+with the host clock (the work is synchronous). ``integer_residues`` (the FFT's constant
+stage matrices, prepared once per plan) is not a phase, as on the CUDA engine.
+"""
 
 from __future__ import annotations
 
@@ -8,10 +14,13 @@ import numpy as np
 
 from ... import config
 from ...ozaki.moduli import ModuliSet
+from ...profiling import HostClock, phase
 from ..base import Engine, ResidueStack, RowStats
 from . import phase_a, phase_b, residues, scaling
 
 __all__ = ["NumpyEngine"]
+
+_CLOCK = HostClock()
 
 
 class NumpyEngine(Engine):
@@ -24,17 +33,21 @@ class NumpyEngine(Engine):
         return np
 
     def row_stats(self, x: np.ndarray, operand: str, *, need_sumsq: bool) -> RowStats:
-        max_exp, sumsq = scaling.row_stats(x, operand, need_sumsq=need_sumsq)
+        with phase("scaling", _CLOCK):
+            max_exp, sumsq = scaling.row_stats(x, operand, need_sumsq=need_sumsq)
         return RowStats(max_exp, sumsq)
 
     def bound_operand(self, x: np.ndarray, max_exp: np.ndarray, bound_bits: int) -> np.ndarray:
-        return scaling.bound_operand(x, max_exp, bound_bits)
+        with phase("scaling", _CLOCK):
+            return scaling.bound_operand(x, max_exp, bound_bits)
 
     def bound_product(self, abar: np.ndarray, btbar: np.ndarray, bound_bits: int) -> np.ndarray:
-        return scaling.bound_product(abar, btbar, bound_bits)
+        with phase("scaling", _CLOCK):
+            return scaling.bound_product(abar, btbar, bound_bits)
 
     def residues(self, x: np.ndarray, shift: np.ndarray, moduli: ModuliSet) -> ResidueStack:
-        return residues.residues(x, shift, moduli)
+        with phase("residues", _CLOCK):
+            return residues.residues(x, shift, moduli)
 
     def integer_residues(self, re: np.ndarray, im: np.ndarray, moduli: ModuliSet) -> ResidueStack:
         return residues.integer_residues(re, im, moduli)
@@ -62,7 +75,8 @@ class NumpyEngine(Engine):
         complex_method: str = "karatsuba",
     ) -> np.ndarray:
         """Phase A: ``(N, [2,] ..., m, n)`` uint8 residues ``u_i`` of the product."""
-        return phase_a.modular_products(ra, rbt, moduli, complex_method=complex_method)
+        with phase("phase_a", _CLOCK):
+            return phase_a.modular_products(ra, rbt, moduli, complex_method=complex_method)
 
     def reconstruct(
         self,
@@ -73,6 +87,17 @@ class NumpyEngine(Engine):
         out_dtype: Any,
     ) -> np.ndarray:
         """Phase B: exact CRT reconstruction of ``u``, one rounding, inverse scaling."""
+        with phase("phase_b", _CLOCK):
+            return self._reconstruct(u, shift_a, shift_b, moduli, out_dtype)
+
+    def _reconstruct(
+        self,
+        u: np.ndarray,
+        shift_a: np.ndarray,
+        shift_b: np.ndarray,
+        moduli: ModuliSet,
+        out_dtype: Any,
+    ) -> np.ndarray:
         out_dtype = np.dtype(out_dtype)
         is_complex = out_dtype.kind == "c"
         fmt = phase_b.FLOAT32 if out_dtype in (np.float32, np.complex64) else phase_b.FLOAT64
