@@ -12,7 +12,9 @@
 // The NumPy reference is ozfft/fourier/fixed.py with ozfft/ozaki/fixed_point.py.
 //
 // Macros (from ozfft/engines/cuda/fft.py): FX_N, FX_STAGES, FX_R1..FX_R3, FX_DX, FX_DW,
-// FX_T, FX_D (first diagonal).
+// FX_T, FX_D (first diagonal), FX_MIN_BLOCKS (occupancy hint), FX_TWIDDLE (1: the
+// second pass of a four-step plan, which multiplies row k_a's element j by the exact
+// fixed-point root t[k_a j] at entry: ozfft/fourier/fixed.py, "multi-pass").
 
 #ifndef FX_R2
 #define FX_R2 1
@@ -91,25 +93,67 @@ __device__ __forceinline__ u64 fx_from_fixed(i64 z, int e) {
     return sign | bits;
 }
 
-// byte `a` of four int64 values packed little-endian into one 32-bit word
-__device__ __forceinline__ unsigned fx_pack(i64 v0, i64 v1, i64 v2, i64 v3, int a) {
-    unsigned b0 = (unsigned)(v0 >> (8 * a)) & 0xffu;
-    unsigned b1 = (unsigned)(v1 >> (8 * a)) & 0xffu;
-    unsigned b2 = (unsigned)(v2 >> (8 * a)) & 0xffu;
-    unsigned b3 = (unsigned)(v3 >> (8 * a)) & 0xffu;
-    return b0 | (b1 << 8) | (b2 << 16) | (b3 << 24);
+#ifndef FX_TWIDDLE
+#define FX_TWIDDLE 0
+#endif
+
+// 128-bit (hi, lo) = a * b - c * d, exact for |a|, |c| < 2^63, |b|, |d| < 2^56
+__device__ __forceinline__ void fx_mul_sub(i64 a, i64 b, i64 c, i64 d, i64 &hi, u64 &lo) {
+    u64 l1 = (u64)a * (u64)b, l2 = (u64)c * (u64)d;
+    i64 h1 = __mul64hi(a, b), h2 = __mul64hi(c, d);
+    lo = l1 - l2;
+    hi = h1 - h2 - (l1 < l2 ? 1 : 0);
+}
+
+// floor((hi:lo + 2^(s-1)) / 2^s) for 0 < s < 64 (fits int64)
+__device__ __forceinline__ i64 fx_round_shift128(i64 hi, u64 lo, int s) {
+    u64 add = 1ull << (s - 1);
+    u64 nlo = lo + add;
+    hi += nlo < lo ? 1 : 0;
+    return (i64)((nlo >> s) | ((u64)hi << (64 - s)));
+}
+
+// (xr + i xi) <- round((xr + i xi)(tr + i ti) / 2^(S+1))   (S = 8 FX_DW - 2)
+__device__ __forceinline__ void xr_xi_twiddle(i64 &xr, i64 &xi, i64 tr, i64 ti) {
+    i64 hr, hi_;
+    u64 lr, li;
+    fx_mul_sub(xr, tr, xi, ti, hr, lr);
+    fx_mul_sub(xr, ti, -xi, tr, hi_, li);
+    xr = fx_round_shift128(hr, lr, 8 * FX_DW - 1);
+    xi = fx_round_shift128(hi_, li, 8 * FX_DW - 1);
+}
+
+// The FX_DX byte digits of four int64 values v0..v3 (consecutive k of one B column), one
+// 32-bit word per digit with byte i from v_i: two PRMTs interleave a pair of digits of
+// (v0, v1) and of (v2, v3), two more split them into the two digit words.
+__device__ __forceinline__ void fx_digit_words(const i64 (&v)[4], unsigned (&w)[FX_DX]) {
+#pragma unroll
+    for (int half = 0; half < (FX_DX + 3) / 4; ++half) {
+        const unsigned x0 = (unsigned)(v[0] >> (32 * half)), x1 = (unsigned)(v[1] >> (32 * half));
+        const unsigned x2 = (unsigned)(v[2] >> (32 * half)), x3 = (unsigned)(v[3] >> (32 * half));
+#pragma unroll
+        for (int pair = 0; pair < 2; ++pair) {
+            const int a = 4 * half + 2 * pair;
+            if (a >= FX_DX) continue;
+            // bytes 2 pair, 2 pair + 1 of x0 and x1 interleaved: [x0.b, x1.b, x0.b', x1.b']
+            const unsigned sel = pair ? 0x7362u : 0x5140u;
+            const unsigned p01 = __byte_perm(x0, x1, sel), p23 = __byte_perm(x2, x3, sel);
+            w[a] = __byte_perm(p01, p23, 0x5410u);
+            if (a + 1 < FX_DX) w[a + 1] = __byte_perm(p01, p23, 0x7632u);
+        }
+    }
 }
 
 template <bool TOP>
 __device__ __forceinline__ void fx_mma(int (&c)[4], const int4 &a, unsigned b0, unsigned b1) {
     if (TOP) {
-        asm volatile(
+        asm(
             "mma.sync.aligned.m16n8k32.row.col.s32.s8.s8.s32 "
             "{%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};\n"
             : "+r"(c[0]), "+r"(c[1]), "+r"(c[2]), "+r"(c[3])
             : "r"(a.x), "r"(a.y), "r"(a.z), "r"(a.w), "r"(b0), "r"(b1));
     } else {
-        asm volatile(
+        asm(
             "mma.sync.aligned.m16n8k32.row.col.s32.s8.u8.s32 "
             "{%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};\n"
             : "+r"(c[0]), "+r"(c[1]), "+r"(c[2]), "+r"(c[3])
@@ -164,7 +208,7 @@ __host__ __device__ constexpr int fx_ceil_log2(int r) {
 }
 
 // One stage: radix R, PREV the previous radix (1 for the first), KB = r_1 ... r_{l-1}.
-template <int R, int PREV, int KB, int FIRST>
+template <int R, int PREV, int KB, bool FIRST, bool RENORM>
 __device__ void fx_stage(i64 *xs, const int4 *__restrict__ frag, u64 *or_in, u64 *or_out,
                          int *shift_out) {
     constexpr int M = FX_N / KB;      // remaining input positions per output digit prefix
@@ -180,7 +224,7 @@ __device__ void fx_stage(i64 *xs, const int4 *__restrict__ frag, u64 *or_in, u64
 
     // exact renormalization of the B column's line (the MMA's N index = line = gid)
     int s = 0;
-    if (!FIRST) {
+    if (RENORM) {
         u64 mx = or_in[gid];
         s = mx ? max(FX_T - fx_bitlen(mx), 0) : 0;
         if (threadIdx.x < FX_LINES) {
@@ -200,15 +244,27 @@ __device__ void fx_stage(i64 *xs, const int4 *__restrict__ frag, u64 *or_in, u64
         for (int kc = 0; kc < KC; ++kc) {
 #pragma unroll
             for (int h = 0; h < 2; ++h) {
-                i64 v[4];
-#pragma unroll
-                for (int i = 0; i < 4; ++i) {
-                    int kk = kc * 32 + h * 16 + tig * 4 + i;
-                    int j = kk >> 1;
-                    v[i] = (j < R) ? (xs[gid * FX_LS + 2 * (base + j * SUFFIX) + (kk & 1)] << s) : 0;
+                // k = 4 tig + i (+16 h, +32 kc): elements j0 and j0 + 1, (re, im) each
+                const int j0 = kc * 16 + h * 8 + tig * 2;
+                i64 v[4] = {0, 0, 0, 0};
+                if (!(PACK && h == 1)) {
+                    if (j0 < R) {
+                        const longlong2 e = *reinterpret_cast<const longlong2 *>(
+                            xs + gid * FX_LS + 2 * (base + j0 * SUFFIX));
+                        v[0] = e.x << s;
+                        v[1] = e.y << s;
+                    }
+                    if (j0 + 1 < R) {
+                        const longlong2 e = *reinterpret_cast<const longlong2 *>(
+                            xs + gid * FX_LS + 2 * (base + (j0 + 1) * SUFFIX));
+                        v[2] = e.x << s;
+                        v[3] = e.y << s;
+                    }
                 }
+                unsigned w[FX_DX];
+                fx_digit_words(v, w);
 #pragma unroll
-                for (int a = 0; a < FX_DX; ++a) bw[a][kc][h] = fx_pack(v[0], v[1], v[2], v[3], a);
+                for (int a = 0; a < FX_DX; ++a) bw[a][kc][h] = w[a];
             }
         }
         __syncwarp();
@@ -294,81 +350,130 @@ __device__ void fx_stage(i64 *xs, const int4 *__restrict__ frag, u64 *or_in, u64
     }
 }
 
-extern "C" __global__ void __launch_bounds__(FX_THREADS)
+#ifndef FX_MIN_BLOCKS
+#define FX_MIN_BLOCKS 1
+#endif
+#ifndef FX_LOAD_BATCH
+#define FX_LOAD_BATCH 4
+#endif
+
+extern "C" __global__ void __launch_bounds__(FX_THREADS, FX_MIN_BLOCKS)
     oz_fft_fixed_pass(const ulonglong2 *__restrict__ in, ulonglong2 *__restrict__ out,
                       long long inner, long long lines, const int4 *__restrict__ frag1,
-                      const int4 *__restrict__ frag2, const int4 *__restrict__ frag3) {
-    extern __shared__ i64 xs[];  // [FX_LINES][FX_LS]
+                      const int4 *__restrict__ frag2, const int4 *__restrict__ frag3,
+                      const longlong2 *__restrict__ twiddle) {
+    extern __shared__ __align__(16) i64 xs[];  // [FX_LINES][FX_LS]
     __shared__ int line_exp[FX_LINES];
     __shared__ int line_shift[FX_STAGES + 1][FX_LINES];
-    __shared__ u64 line_or[3][FX_LINES];  // OR of |z| per line after each stage
+    __shared__ u64 line_or[4][FX_LINES];  // OR of |z| per line after each stage / twiddle
     const long long first = (long long)blockIdx.x * FX_LINES;
     if (threadIdx.x < FX_LINES) {
         line_exp[threadIdx.x] = FX_INT_MIN;
-        for (int l = 0; l < 3; ++l) line_or[l][threadIdx.x] = 0;
+        for (int l = 0; l < 4; ++l) line_or[l][threadIdx.x] = 0;
         for (int l = 0; l <= FX_STAGES; ++l) line_shift[l][threadIdx.x] = 0;
     }
     __syncthreads();
     // load: raw float64 bits; line exponent = max frexp exponent of nonzero components
-    // every thread runs the same number of iterations (the shuffles below need whole warps)
-    for (int base = 0; base < FX_LINES * FX_N; base += FX_THREADS) {
-        const int idx = base + threadIdx.x;
-        const bool valid = idx < FX_LINES * FX_N;
-        int line, j;
-        if (inner == 1) {
-            line = idx / FX_N;
-            j = idx % FX_N;
-        } else {
-            line = idx % FX_LINES;
-            j = idx / FX_LINES;
-        }
-        long long gl = first + line;
-        u64 re = 0, im = 0;
-        if (valid && gl < lines) {
-            long long o = gl / inner, i = gl % inner;
-            long long off = (o * FX_N + j) * inner + i;
-            ulonglong2 v = in[off];
-            re = v.x;
-            im = v.y;
-        }
-        if (valid) {
-            xs[line * FX_LS + 2 * j] = (i64)re;
-            xs[line * FX_LS + 2 * j + 1] = (i64)im;
-        }
-        int e = FX_INT_MIN;
-        if (re << 1) e = fx_frexp_exp(re);
-        if (im << 1) e = max(e, fx_frexp_exp(im));
-        // one atomic per line and warp: lanes of one line are contiguous (inner == 1,
-        // FX_N >= 32 or whole lines) or 8 apart (inner > 1)
-        if (inner == 1 && FX_N % 32 == 0) {
+    // every thread runs the same number of iterations (the shuffles below need whole
+    // warps); FX_LOAD_BATCH independent 16-byte loads in flight per thread
+    for (int base = 0; base < FX_LINES * FX_N; base += FX_THREADS * FX_LOAD_BATCH) {
+        ulonglong2 v[FX_LOAD_BATCH];
 #pragma unroll
-            for (int o = 16; o > 0; o >>= 1) e = max(e, __shfl_xor_sync(0xffffffffu, e, o));
-            if ((threadIdx.x & 31) == 0 && e != FX_INT_MIN) atomicMax(&line_exp[line], e);
-        } else if (inner != 1) {
-            e = max(e, __shfl_xor_sync(0xffffffffu, e, 8));
-            e = max(e, __shfl_xor_sync(0xffffffffu, e, 16));
-            if ((threadIdx.x & 31) < 8 && e != FX_INT_MIN) atomicMax(&line_exp[line], e);
-        } else if (valid && e != FX_INT_MIN) {
-            atomicMax(&line_exp[line], e);
+        for (int u = 0; u < FX_LOAD_BATCH; ++u) {
+            const int idx = base + u * FX_THREADS + threadIdx.x;
+            int line, j;
+            if (inner == 1) {
+                line = idx / FX_N;
+                j = idx % FX_N;
+            } else {
+                line = idx % FX_LINES;
+                j = idx / FX_LINES;
+            }
+            const long long gl = first + line;
+            v[u] = make_ulonglong2(0, 0);
+            if (idx < FX_LINES * FX_N && gl < lines) {
+                const long long o = gl / inner, i = gl % inner;
+                v[u] = in[(o * FX_N + j) * inner + i];
+            }
+        }
+#pragma unroll
+        for (int u = 0; u < FX_LOAD_BATCH; ++u) {
+            const int idx = base + u * FX_THREADS + threadIdx.x;
+            const bool valid = idx < FX_LINES * FX_N;
+            int line, j;
+            if (inner == 1) {
+                line = idx / FX_N;
+                j = idx % FX_N;
+            } else {
+                line = idx % FX_LINES;
+                j = idx / FX_LINES;
+            }
+            const u64 re = v[u].x, im = v[u].y;
+            if (valid) {
+                xs[line * FX_LS + 2 * j] = (i64)re;
+                xs[line * FX_LS + 2 * j + 1] = (i64)im;
+            }
+            int e = FX_INT_MIN;
+            if (re << 1) e = fx_frexp_exp(re);
+            if (im << 1) e = max(e, fx_frexp_exp(im));
+            // one atomic per line and warp: lanes of one line are contiguous (inner == 1,
+            // FX_N a multiple of 32) or 8 apart (inner > 1)
+            if (inner == 1 && FX_N % 32 == 0) {
+#pragma unroll
+                for (int o = 16; o > 0; o >>= 1) e = max(e, __shfl_xor_sync(0xffffffffu, e, o));
+                if ((threadIdx.x & 31) == 0 && e != FX_INT_MIN) atomicMax(&line_exp[line], e);
+            } else if (inner != 1) {
+                e = max(e, __shfl_xor_sync(0xffffffffu, e, 8));
+                e = max(e, __shfl_xor_sync(0xffffffffu, e, 16));
+                if ((threadIdx.x & 31) < 8 && e != FX_INT_MIN) atomicMax(&line_exp[line], e);
+            } else if (valid && e != FX_INT_MIN) {
+                atomicMax(&line_exp[line], e);
+            }
         }
     }
     __syncthreads();
     if (threadIdx.x < FX_LINES && line_exp[threadIdx.x] == FX_INT_MIN) line_exp[threadIdx.x] = 0;
     __syncthreads();
-    for (int idx = threadIdx.x; idx < FX_LINES * FX_N * 2; idx += FX_THREADS) {
-        int line = idx / (2 * FX_N), w = idx % (2 * FX_N);
-        xs[line * FX_LS + w] = fx_to_fixed((u64)xs[line * FX_LS + w], line_exp[line]);
+    for (int base = 0; base < FX_LINES * FX_N; base += FX_THREADS) {
+        const int idx = base + threadIdx.x;
+        const bool valid = idx < FX_LINES * FX_N;
+        const int line = valid ? idx / FX_N : 0, j = idx % FX_N;
+        u64 bits = 0;
+        if (valid) {
+            i64 *p = xs + line * FX_LS + 2 * j;
+            i64 xr = fx_to_fixed((u64)p[0], line_exp[line]);
+            i64 xi = fx_to_fixed((u64)p[1], line_exp[line]);
+#if FX_TWIDDLE
+            // x' = floor(x t / 2^(S+1) + 1/2), t = round(2^S w_n^(k_a j)): row k_a = line
+            const long long ka = first + line;
+            const longlong2 tw = twiddle[ka < lines ? ka * j : 0];
+            xr_xi_twiddle(xr, xi, tw.x, tw.y);
+            bits = (u64)(xr < 0 ? -xr : xr) | (u64)(xi < 0 ? -xi : xi);
+#endif
+            p[0] = xr;
+            p[1] = xi;
+        }
+#if FX_TWIDDLE
+        // OR of |x'| per line for the renormalization before stage 1
+        if (FX_N % 32 == 0) {
+#pragma unroll
+            for (int o = 16; o > 0; o >>= 1) bits |= __shfl_xor_sync(0xffffffffu, bits, o);
+            if ((threadIdx.x & 31) == 0 && bits) atomicOr(&line_or[3][line], bits);
+        } else if (bits) {
+            atomicOr(&line_or[3][line], bits);
+        }
+#endif
     }
     __syncthreads();
 
-    fx_stage<FX_R1, 1, 1, 1>(xs, frag1, line_or[2], line_or[0], line_shift[0]);
+    fx_stage<FX_R1, 1, 1, true, FX_TWIDDLE != 0>(xs, frag1, line_or[3], line_or[0], line_shift[0]);
     __syncthreads();
 #if FX_STAGES >= 2
-    fx_stage<FX_R2, FX_R1, FX_R1, 0>(xs, frag2, line_or[0], line_or[1], line_shift[1]);
+    fx_stage<FX_R2, FX_R1, FX_R1, false, true>(xs, frag2, line_or[0], line_or[1], line_shift[1]);
     __syncthreads();
 #endif
 #if FX_STAGES >= 3
-    fx_stage<FX_R3, FX_R2, FX_R1 * FX_R2, 0>(xs, frag3, line_or[1], line_or[2], line_shift[2]);
+    fx_stage<FX_R3, FX_R2, FX_R1 * FX_R2, false, true>(xs, frag3, line_or[1], line_or[2], line_shift[2]);
     __syncthreads();
 #endif
 
@@ -389,6 +494,9 @@ extern "C" __global__ void __launch_bounds__(FX_THREADS)
         int pos = (k1 * FX_R2 + k2) * FX_R3 + k3;
         int e = line_exp[line] - FX_T;
         e += fx_ceil_log2(FX_R1) + 1;
+#if FX_TWIDDLE
+        e += 1 - line_shift[0][line];
+#endif
 #if FX_STAGES >= 2
         e += fx_ceil_log2(FX_R2) + 1 - line_shift[1][line];
 #endif

@@ -145,13 +145,15 @@ def _c2c(x, s, axes, norm, inverse, precision, moduli, one_d_n=None, one_d_axis=
     x, engine, out_dtype = _as_input(x)
     options = FFTOptions(precision=precision, moduli=moduli)
     norm = _check_norm(norm)
-    y = x.astype(np.complex128)
+    y = x.astype(np.complex128, copy=False)  # every axis pass returns a new array
     if one_d_axis is not None:
         y = _c2c_axis(engine, y, one_d_n, one_d_axis, norm, inverse, options)
     else:
         s, axes = _cook_nd_args(x, s, axes)
         for ii in reversed(range(len(axes))):
             y = _c2c_axis(engine, y, s[ii], axes[ii], norm, inverse, options)
+    if y is x:  # no axis transformed: still a new array, as numpy.fft returns
+        y = y.copy()
     return y.astype(out_dtype, copy=False)
 
 

@@ -21,6 +21,7 @@ from .compiler import get_function
 __all__ = ["FixedPassExecutor", "fragment_layout"]
 
 _LINES = 8  #: lines per block (the MMA's N)
+_SMEM_PER_SM = 228 * 1024  #: Hopper: shared memory per multiprocessor
 _THREADS = 256
 _SOURCE = "fft/fixed_pass.cu"
 _KERNEL = "oz_fft_fixed_pass"
@@ -85,6 +86,8 @@ class FixedPassExecutor:
             "FX_D": str(fmt.first_diagonal),
         }
         self._smem = _LINES * (2 * plan.n + 2) * 8
+        # blocks per SM the registers should allow: as many as the shared memory does (<= 3)
+        self.macros["FX_MIN_BLOCKS"] = str(max(1, min(3, _SMEM_PER_SM // (self._smem + 1024))))
         self._kernel = None
 
     def _get_kernel(self):
@@ -118,7 +121,7 @@ class FixedPassExecutor:
         self._get_kernel()(
             (-(-lines // _LINES),),
             (_THREADS,),
-            (x, out, np.int64(inner), np.int64(lines), *frags),
+            (x, out, np.int64(inner), np.int64(lines), *frags, frags[0]),
             shared_mem=self._smem,
         )
         return out
