@@ -88,38 +88,28 @@ class NumpyEngine(Engine):
     ) -> np.ndarray:
         """Phase B: exact CRT reconstruction of ``u``, one rounding, inverse scaling."""
         with phase("phase_b", _CLOCK):
-            return self._reconstruct(u, shift_a, shift_b, moduli, out_dtype)
-
-    def _reconstruct(
-        self,
-        u: np.ndarray,
-        shift_a: np.ndarray,
-        shift_b: np.ndarray,
-        moduli: ModuliSet,
-        out_dtype: Any,
-    ) -> np.ndarray:
-        out_dtype = np.dtype(out_dtype)
-        is_complex = out_dtype.kind == "c"
-        fmt = phase_b.FLOAT32 if out_dtype in (np.float32, np.complex64) else phase_b.FLOAT64
-        shift = -(shift_a[..., :, None] + shift_b[..., None, :])
-        out_shape = shift.shape
-        shift = shift.reshape(-1)
-        planes = [u[:, 0], u[:, 1]] if is_complex else [u]
-        chunk = config.phase_b_chunk()
-        parts = []
-        for plane in planes:
-            flat = plane.reshape(moduli.count, -1)
-            vals = np.empty(flat.shape[1], np.float64)
-            for start in range(0, flat.shape[1], chunk):
-                stop = start + chunk
-                vals[start:stop] = phase_b.kulisch_reconstruct(
-                    flat[:, start:stop], shift[start:stop], moduli, fmt
-                )
-            parts.append(vals.reshape(out_shape))
-        if is_complex:
-            out = np.empty(out_shape, out_dtype)
-            out.real = parts[0]
-            out.imag = parts[1]
-            return out
-        with np.errstate(over="ignore"):
-            return parts[0].astype(out_dtype)
+            out_dtype = np.dtype(out_dtype)
+            is_complex = out_dtype.kind == "c"
+            fmt = phase_b.FLOAT32 if out_dtype in (np.float32, np.complex64) else phase_b.FLOAT64
+            shift = -(shift_a[..., :, None] + shift_b[..., None, :])
+            out_shape = shift.shape
+            shift = shift.reshape(-1)
+            planes = [u[:, 0], u[:, 1]] if is_complex else [u]
+            chunk = config.phase_b_chunk()
+            parts = []
+            for plane in planes:
+                flat = plane.reshape(moduli.count, -1)
+                vals = np.empty(flat.shape[1], np.float64)
+                for start in range(0, flat.shape[1], chunk):
+                    stop = start + chunk
+                    vals[start:stop] = phase_b.kulisch_reconstruct(
+                        flat[:, start:stop], shift[start:stop], moduli, fmt
+                    )
+                parts.append(vals.reshape(out_shape))
+            if is_complex:
+                out = np.empty(out_shape, out_dtype)
+                out.real = parts[0]
+                out.imag = parts[1]
+                return out
+            with np.errstate(over="ignore"):
+                return parts[0].astype(out_dtype)
