@@ -181,8 +181,8 @@ __device__ __forceinline__ i64 fx_combine(const int (&acc)[FX_NDIAG]) {
     for (int g = 0; g < FX_NGROUPS; ++g) {
         i64 t = 0;
 #pragma unroll
-        for (int i = 0; i < 4; ++i)
-            if (4 * g + i < FX_NDIAG) t += (i64)acc[4 * g + i] << (8 * i);
+        for (int i = 0; i < 4; ++i)  // 32 x 32 -> 64-bit multiply-adds (IMAD.WIDE)
+            if (4 * g + i < FX_NDIAG) t += (i64)acc[4 * g + i] * (i64)(1 << (8 * i));
         groups[g] = t;
     }
     groups[0] += 1ll << (HP - 1);
@@ -477,23 +477,10 @@ extern "C" __global__ void __launch_bounds__(FX_THREADS, FX_MIN_BLOCKS)
     __syncthreads();
 #endif
 
-    // exit: natural k = k1 + r1 k2 + r1 r2 k3 sits at ((k1 r2) + k2) r3 + k3
-    for (int idx = threadIdx.x; idx < FX_LINES * FX_N; idx += FX_THREADS) {
-        int line, k;
-        if (inner == 1) {
-            line = idx / FX_N;
-            k = idx % FX_N;
-        } else {
-            line = idx % FX_LINES;
-            k = idx / FX_LINES;
-        }
-        long long gl = first + line;
-        if (gl >= lines) continue;
-        int k1 = k % FX_R1, rest = k / FX_R1;
-        int k2 = rest % FX_R2, k3 = rest / FX_R2;
-        int pos = (k1 * FX_R2 + k2) * FX_R3 + k3;
-        int e = line_exp[line] - FX_T;
-        e += fx_ceil_log2(FX_R1) + 1;
+    // exit exponent per line: E - T + the stages' gains - the renormalization shifts
+    if (threadIdx.x < FX_LINES) {
+        const int line = threadIdx.x;
+        int e = line_exp[line] - FX_T + fx_ceil_log2(FX_R1) + 1;
 #if FX_TWIDDLE
         e += 1 - line_shift[0][line];
 #endif
@@ -503,9 +490,28 @@ extern "C" __global__ void __launch_bounds__(FX_THREADS, FX_MIN_BLOCKS)
 #if FX_STAGES >= 3
         e += fx_ceil_log2(FX_R3) + 1 - line_shift[2][line];
 #endif
-        long long o = gl / inner, i = gl % inner;
-        long long off = (o * FX_N + k) * inner + i;
-        out[off] = make_ulonglong2(fx_from_fixed(xs[line * FX_LS + 2 * pos], e),
-                                   fx_from_fixed(xs[line * FX_LS + 2 * pos + 1], e));
+        line_exp[line] = e;
+    }
+    __syncthreads();
+    // exit: shared position pos = ((k1 r2) + k2) r3 + k3 holds natural k = k1 + r1 k2 +
+    // r1 r2 k3; threads walk pos (conflict-free shared reads) and scatter k to global
+    for (int idx = threadIdx.x; idx < FX_LINES * FX_N; idx += FX_THREADS) {
+        int line, pos;
+        if (inner == 1) {
+            line = idx / FX_N;
+            pos = idx % FX_N;
+        } else {
+            line = idx % FX_LINES;
+            pos = idx / FX_LINES;
+        }
+        const long long gl = first + line;
+        if (gl >= lines) continue;
+        const int k3 = pos % FX_R3, k12 = pos / FX_R3;
+        const int k2 = k12 % FX_R2, k1 = k12 / FX_R2;
+        const int k = k1 + FX_R1 * (k2 + FX_R2 * k3);
+        const int e = line_exp[line];
+        const longlong2 z = *reinterpret_cast<const longlong2 *>(xs + line * FX_LS + 2 * pos);
+        const long long o = gl / inner, i = gl % inner;
+        out[(o * FX_N + k) * inner + i] = make_ulonglong2(fx_from_fixed(z.x, e), fx_from_fixed(z.y, e));
     }
 }
