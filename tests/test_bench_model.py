@@ -29,8 +29,9 @@ from ozfft.cli import main
 from ozfft.profiling import HostClock, PhaseProfile, phase
 
 
-def test_native_floor_matches_seed_004():
-    # 5 log2(1024) = 50 flops per element and pass over 32 bytes: 1.5625 x B_HBM
+def test_native_floor_is_5_log2_n_flops_over_32_bytes():
+    # the usual 5 n log2 n flops of an FFT: 5 log2(1024) = 50 flops per element and pass
+    # over 32 bytes, 1.5625 x B_HBM
     assert model.floors(1024)["native_fp64"] == pytest.approx(1.5625)
 
 
@@ -420,6 +421,37 @@ def test_fft_cases_shapes_and_reference_rule():
 
 
 # -- phase tables from the profiling hook ----------------------------------------------
+
+
+def test_run_and_save_writes_after_every_record(tmp_path, monkeypatch, capsys):
+    """The loop the GPU campaigns share: header first, the results rewritten after each
+    record (a cut-off run keeps what it measured), default folder from the first GPU."""
+    from ozfft.bench.results import markdown_table, run_and_save, write_results
+
+    monkeypatch.chdir(tmp_path)
+    seen: list[int] = []
+
+    def write(records: list[dict], out: Path) -> None:
+        seen.append(len(records))
+        write_results(records, out, "demo", markdown_table("| a |", [f"| {len(records)} |"]))
+
+    def run(save):
+        records = []
+        for i in range(3):
+            records.append({"gpu": "NVIDIA Demo 80GB", "i": i})
+            save(records)
+        return records
+
+    assert run_and_save(None, "demo", "| a |", write, run) == 0
+    out = Path("bench/results/nvidia-demo-80gb")
+    assert seen == [1, 2, 3] and len(json.loads((out / "demo.json").read_text())) == 3
+    assert (out / "demo.md").read_text() == "| a |\n|---|\n| 3 |\n"
+    assert capsys.readouterr().out.splitlines() == [
+        "| a |",
+        f"wrote {out / 'demo.json'} and {out / 'demo.md'}",
+    ]
+    assert run_and_save(tmp_path / "x", "demo", "| a |", write, lambda save: []) == 0
+    assert "wrote" not in capsys.readouterr().out and not (tmp_path / "x").exists()
 
 
 def test_phase_table_from_synthetic_profiles():

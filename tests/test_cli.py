@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -157,3 +159,35 @@ def test_bench_fft_accepts_the_campaign_table_options():
     assert args.cases == ["fftn", "rfftn", "fft2", "fft"] and args.sizes == [64, 128]
     assert args.fft2_shapes == [(64, 1024, 1024)] and args.lengths == [2**18, 2**20]
     assert args.max_error_size == 128 and args.max_error_length == 2**20
+
+
+def _run_module(module: str, *argv: str) -> subprocess.CompletedProcess:
+    """``python -m <module> <argv>`` in a fresh interpreter in which ``import cupy`` fails."""
+    code = (
+        "import runpy, sys\n"
+        "sys.modules['cupy'] = None\n"
+        f"sys.argv = [{module!r}, *{list(argv)!r}]\n"
+        f"runpy.run_module({module!r}, run_name='__main__', alter_sys=True)\n"
+    )
+    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+
+
+@pytest.mark.parametrize("campaign", ["fft", "gemm"])
+def test_bench_module_main_says_why_without_gpu_as_the_cli_does(campaign, capsys, monkeypatch):
+    """``python -m ozfft.bench.<campaign>`` runs the module's own main(): the same check
+    and the same message as ``ozfft bench <campaign>`` (no detour through ozfft.cli)."""
+    done = _run_module(f"ozfft.bench.{campaign}", "--seed", "1")
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.startswith(f"ozfft bench {campaign}: the CUDA engine needs cupy")
+    assert "ozfft.cli" not in done.stderr and done.stdout == ""
+    monkeypatch.setitem(sys.modules, "cupy", None)
+    assert main(["bench", campaign, "--seed", "1"]) == 2
+    assert capsys.readouterr().err == done.stderr
+
+
+def test_bench_numpy_gemm_module_main_runs(tmp_path):
+    argv = ["--sizes", "16", "--repeats", "1", "--modes", "fast", "--out", str(tmp_path)]
+    done = _run_module("ozfft.bench.numpy_gemm", *argv)
+    assert done.returncode == 0, done.stderr
+    assert f"wrote {tmp_path / 'numpy_gemm.json'}" in done.stdout
+    assert [r["m"] for r in json.loads((tmp_path / "numpy_gemm.json").read_text())] == [16]

@@ -125,12 +125,8 @@ SANCTIONED: dict[tuple[str, str], tuple[str, ...]] = {
 #: Each is TO BE REMOVED; test_known_violations_still_exist fails once one is gone so
 #: that its entry is deleted here too.
 KNOWN_VIOLATIONS: dict[tuple[str, str], str] = {
-    # import cycles bench.<campaign> <-> cli: `if __name__ == "__main__":` of each campaign
-    # module imports ozfft.cli, which imports the campaign module. To be removed (e.g. an
-    # ozfft/bench/__main__.py that calls the CLI, or the GPU check in the module's main).
-    ("ozfft.bench.fft", "ozfft.cli"): "cycle with ozfft.cli (__main__ block); to be removed",
-    ("ozfft.bench.gemm", "ozfft.cli"): "cycle with ozfft.cli (__main__ block); to be removed",
-    ("ozfft.bench.numpy_gemm", "ozfft.cli"): "cycle with ozfft.cli (__main__ block); to be removed",
+    # (none: the bench <-> cli cycles are gone; `python -m ozfft.bench.<campaign>` runs
+    # the campaign's own main(), whose GPU check lives in ozfft/bench/gpu.py)
 }
 
 

@@ -23,7 +23,6 @@ output components equal to the correctly rounded exact DFT
 from __future__ import annotations
 
 import argparse
-import json
 import math
 import sys
 from collections.abc import Callable, Sequence
@@ -39,7 +38,18 @@ from ..reference import (
     long_double_rfftn,
     relative_l2_error,
 )
-from .results import fmt, gpu_label, results_dir
+from .gpu import gpu_campaign
+from .results import (
+    add_seed_and_out,
+    command_line_args,
+    fmt,
+    gpu_label,
+    markdown_row,
+    markdown_table,
+    record_gpu,
+    run_and_save,
+    write_results,
+)
 from .timing import median_ms
 
 __all__ = [
@@ -221,22 +231,19 @@ def row(r: dict) -> str:
         fmt(r.get("correctly_rounded"), ".4f"),
         fmt(r.get("cufft_correctly_rounded"), ".4f"),
     ]
-    return "| " + " | ".join(cells) + " |"
+    return markdown_row(cells)
 
 
 def table(records: Sequence[dict]) -> list[str]:
     """The markdown table of ``records`` (header, rule, one row each)."""
-    return [HEADER, "|" + "---|" * (HEADER.count("|") - 1), *(row(r) for r in records)]
+    return markdown_table(HEADER, map(row, records))
 
 
 def write(records: list[dict], out: Path) -> None:
     """``fft.json`` and ``fft.md`` under ``out``."""
-    out.mkdir(parents=True, exist_ok=True)
-    (out / "fft.json").write_text(json.dumps(records, indent=1))
-    gpu = records[0]["gpu"] if records else "?"
     hbm = records[0].get("hbm_TBps") if records else None
     lines = [
-        f"# ozfft FFTs vs cuFFT on {gpu}",
+        f"# ozfft FFTs vs cuFFT on {record_gpu(records)}",
         "",
         f"HBM copy bandwidth measured in the same run: {fmt(hbm, '.2f')} TB/s; roof: one",
         "read and one write per transformed axis. Errors: relative L2 against a",
@@ -246,7 +253,7 @@ def write(records: list[dict], out: Path) -> None:
         "",
         *table(records),
     ]
-    (out / "fft.md").write_text("\n".join(lines) + "\n")
+    write_results(records, out, "fft", lines)
 
 
 def parse_dims(text: str) -> tuple[int, ...]:
@@ -299,47 +306,32 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         default=2**20,
         help="errors for 1-D lengths up to this",
     )
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument(
-        "--out",
-        type=Path,
-        default=None,
-        help="folder for fft.json and fft.md (default bench/results/<gpu>)",
-    )
+    add_seed_and_out(parser, "fft")
 
 
 def main(args: argparse.Namespace | None = None) -> int:
-    """Run the campaign (``python -m ozfft.bench.fft`` or ``ozfft bench fft``)."""
+    """Run the campaign (``ozfft bench fft``; ``python -m ozfft.bench.fft`` parses the
+    command line and checks for a GPU first, as the CLI does)."""
     if args is None:
-        parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-        add_arguments(parser)
-        args = parser.parse_args()
-    out: Path | None = args.out
-
-    def save(records: list[dict]) -> None:
-        nonlocal out
-        if out is None:
-            out = results_dir(records[0]["gpu"])
-        write(records, out)
-
-    print(HEADER)
-    records = run(
-        args.sizes,
-        args.reps,
-        args.max_error_size,
-        args.seed,
-        cases=args.cases,
-        fft2_shapes=args.fft2_shapes,
-        lengths=args.lengths,
-        max_error_length=args.max_error_length,
-        on_record=save,
+        return gpu_campaign(command_line_args(__doc__, add_arguments), "fft", main)
+    return run_and_save(
+        args.out,
+        "fft",
+        HEADER,
+        write,
+        lambda save: run(
+            args.sizes,
+            args.reps,
+            args.max_error_size,
+            args.seed,
+            cases=args.cases,
+            fft2_shapes=args.fft2_shapes,
+            lengths=args.lengths,
+            max_error_length=args.max_error_length,
+            on_record=save,
+        ),
     )
-    if records and out is not None:
-        print(f"wrote {out / 'fft.json'} and {out / 'fft.md'}")
-    return 0
 
 
-if __name__ == "__main__":  # the same as `ozfft bench fft` (checks for a GPU first)
-    from ..cli import main as cli_main
-
-    sys.exit(cli_main(["bench", "fft", *sys.argv[1:]]))
+if __name__ == "__main__":
+    sys.exit(main())

@@ -11,7 +11,6 @@ phase it does not report). Writes ``gemm.json`` (a list of records) and ``gemm.m
 from __future__ import annotations
 
 import argparse
-import json
 import platform
 import sys
 from collections.abc import Callable, Sequence
@@ -20,8 +19,19 @@ from typing import Any
 
 import numpy as np
 
+from .gpu import gpu_campaign
 from .phases import phase_cells, profile_call
-from .results import fmt, gpu_label, results_dir
+from .results import (
+    add_seed_and_out,
+    command_line_args,
+    fmt,
+    gpu_label,
+    markdown_row,
+    markdown_table,
+    record_gpu,
+    run_and_save,
+    write_results,
+)
 from .timing import median_ms
 
 __all__ = [
@@ -143,21 +153,18 @@ def row(r: dict) -> str:
         fmt(r.get("baseline_max_rel_err"), ".2e"),
         *phase_cells(r.get("phases_ms")),
     ]
-    return "| " + " | ".join(cells) + " |"
+    return markdown_row(cells)
 
 
 def table(records: Sequence[dict]) -> list[str]:
     """The markdown table of ``records`` (header, rule, one row each)."""
-    return [HEADER, "|" + "---|" * (HEADER.count("|") - 1), *(row(r) for r in records)]
+    return markdown_table(HEADER, map(row, records))
 
 
 def write(records: list[dict], out: Path) -> None:
     """``gemm.json`` and ``gemm.md`` under ``out``."""
-    out.mkdir(parents=True, exist_ok=True)
-    (out / "gemm.json").write_text(json.dumps(records, indent=1))
-    gpu = records[0]["gpu"] if records else "?"
     lines = [
-        f"# ozfft GEMM vs cuBLAS on {gpu}",
+        f"# ozfft GEMM vs cuBLAS on {record_gpu(records)}",
         "",
         "Same process, CUDA events, median; errors: max relative error on a sampled",
         "row/column block against exact rational products; phi = 0.5 test matrices.",
@@ -166,7 +173,7 @@ def write(records: list[dict], out: Path) -> None:
         "",
         *table(records),
     ]
-    (out / "gemm.md").write_text("\n".join(lines) + "\n")
+    write_results(records, out, "gemm", lines)
 
 
 def parse_shape(text: str) -> Shape:
@@ -203,46 +210,31 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--reps", type=int, default=5)
     parser.add_argument("--samples", type=int, default=8, help="rows and columns checked")
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument(
-        "--out",
-        type=Path,
-        default=None,
-        help="folder for gemm.json and gemm.md (default bench/results/<gpu>)",
-    )
+    add_seed_and_out(parser, "gemm")
 
 
 def main(args: argparse.Namespace | None = None) -> int:
-    """Run the campaign (``python -m ozfft.bench.gemm`` or ``ozfft bench gemm``)."""
+    """Run the campaign (``ozfft bench gemm``; ``python -m ozfft.bench.gemm`` parses the
+    command line and checks for a GPU first, as the CLI does)."""
     if args is None:
-        parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-        add_arguments(parser)
-        args = parser.parse_args()
-    out: Path | None = args.out
-
-    def save(records: list[dict]) -> None:
-        nonlocal out
-        if out is None:
-            out = results_dir(records[0]["gpu"])
-        write(records, out)
-
-    print(HEADER)
-    records = run(
-        args.shapes,
-        args.ops,
-        args.modes,
-        args.moduli,
-        args.reps,
-        args.samples,
-        args.seed,
-        on_record=save,
+        return gpu_campaign(command_line_args(__doc__, add_arguments), "gemm", main)
+    return run_and_save(
+        args.out,
+        "gemm",
+        HEADER,
+        write,
+        lambda save: run(
+            args.shapes,
+            args.ops,
+            args.modes,
+            args.moduli,
+            args.reps,
+            args.samples,
+            args.seed,
+            on_record=save,
+        ),
     )
-    if records and out is not None:
-        print(f"wrote {out / 'gemm.json'} and {out / 'gemm.md'}")
-    return 0
 
 
-if __name__ == "__main__":  # the same as `ozfft bench gemm` (checks for a GPU first)
-    from ..cli import main as cli_main
-
-    sys.exit(cli_main(["bench", "gemm", *sys.argv[1:]]))
+if __name__ == "__main__":
+    sys.exit(main())

@@ -13,7 +13,6 @@ it does not report). Runs on the CPU; writes ``numpy_gemm.json`` and
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import platform
 import sys
@@ -25,7 +24,16 @@ from typing import Any
 import numpy as np
 
 from .phases import phase_cells, profile_call
-from .results import RESULTS_ROOT, fmt
+from .results import (
+    RESULTS_ROOT,
+    add_seed_and_out,
+    command_line_args,
+    fmt,
+    markdown_row,
+    markdown_table,
+    run_and_save,
+    write_results,
+)
 
 __all__ = ["HEADER", "add_arguments", "best_of", "default_out", "main", "row", "run", "write"]
 
@@ -50,8 +58,10 @@ def run(
     repeats: int,
     modes: Sequence[str] = ("fast", "accurate"),
     seed: int = 0,
+    on_record: Callable[[list[dict]], None] | None = None,
 ) -> list[dict]:
-    """Time every size and mode on the NumPy engine; return the records."""
+    """Time every size and mode on the NumPy engine; return the records.
+    ``on_record(records)`` runs after each one."""
     import ozfft
     from ozfft.reference import phi_matrix
 
@@ -84,6 +94,8 @@ def run(
             }
             records.append(rec)
             print(row(rec), flush=True)
+            if on_record is not None:
+                on_record(records)
     return records
 
 
@@ -103,15 +115,12 @@ def row(r: dict) -> str:
         fmt(r.get("ratio_to_n_native"), ".2f"),
         *phase_cells(r.get("phases_ms"), ".1f"),
     ]
-    return "| " + " | ".join(cells) + " |"
+    return markdown_row(cells)
 
 
 def write(records: list[dict], out: Path) -> None:
     """``numpy_gemm.json`` and ``numpy_gemm.md`` under ``out``."""
-    out.mkdir(parents=True, exist_ok=True)
-    (out / "numpy_gemm.json").write_text(json.dumps(records, indent=1))
-    lines = [HEADER, "|" + "---|" * (HEADER.count("|") - 1), *(row(r) for r in records)]
-    (out / "numpy_gemm.md").write_text("\n".join(lines) + "\n")
+    write_results(records, out, "numpy_gemm", markdown_table(HEADER, map(row, records)))
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -123,33 +132,24 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--modes", nargs="+", choices=("fast", "accurate"), default=["fast", "accurate"]
     )
     parser.add_argument("--repeats", type=int, default=5, help="best of this many runs")
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument(
-        "--out",
-        type=Path,
-        default=None,
-        help="folder for numpy_gemm.json and .md (default bench/results/cpu-<cores>core)",
-    )
+    add_seed_and_out(parser, "numpy_gemm", "bench/results/cpu-<cores>core")
 
 
 def main(args: argparse.Namespace | None = None) -> int:
     """Run the campaign (``python -m ozfft.bench.numpy_gemm`` or ``ozfft bench numpy-gemm``)."""
     if args is None:
-        parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-        add_arguments(parser)
-        args = parser.parse_args()
+        args = command_line_args(__doc__, add_arguments)
     if min(args.sizes) < 1 or args.repeats < 1:
         print("ozfft bench numpy-gemm: sizes and --repeats must be >= 1", file=sys.stderr)
         return 2
-    print(HEADER)
-    records = run(args.sizes, args.repeats, args.modes, args.seed)
-    out = args.out or default_out()
-    write(records, out)
-    print(f"wrote {out / 'numpy_gemm.json'} and {out / 'numpy_gemm.md'}")
-    return 0
+    return run_and_save(
+        args.out or default_out(),
+        "numpy_gemm",
+        HEADER,
+        write,
+        lambda save: run(args.sizes, args.repeats, args.modes, args.seed, on_record=save),
+    )
 
 
-if __name__ == "__main__":  # the same as `ozfft bench numpy-gemm` (checks for a GPU first)
-    from ..cli import main as cli_main
-
-    sys.exit(cli_main(["bench", "numpy-gemm", *sys.argv[1:]]))
+if __name__ == "__main__":  # the same as `ozfft bench numpy-gemm` (runs on the CPU)
+    sys.exit(main())
