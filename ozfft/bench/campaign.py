@@ -11,18 +11,20 @@ from .model import GPUS, fft_pass_counts, floors, project
 
 __all__ = ["floors_result", "run_all"]
 
-DESIGN_RADICES = [32, 32]
+#: the target stage split of a fused length-1024 pass (two radix-32 stages), against
+#: which the floors are also reported (the ``design`` keys of :func:`floors_result`)
+TARGET_RADICES = [32, 32]
 
 
 def floors_result(ceilings: dict | None, n: int = 1024, num_moduli: int = 16) -> dict:
-    """Floors for ozfft as planned today and with the design's 32x32 stages, the
+    """Floors for ozfft as planned today and with the target 32x32 stages, the
     projection table, and (given measured ceilings) which floors the GPU meets."""
     today = floors(n, num_moduli)
-    design = floors(n, num_moduli, DESIGN_RADICES)
+    design = floors(n, num_moduli, TARGET_RADICES)
     projections = []
     for gpu in GPUS:
         p = project(gpu, n, num_moduli)
-        p["design_fused_ms"] = project(gpu, n, num_moduli, DESIGN_RADICES)["ozfft_fused_ms"]
+        p["design_fused_ms"] = project(gpu, n, num_moduli, TARGET_RADICES)["ozfft_fused_ms"]
         projections.append(p)
     result = {
         "n": n,
@@ -30,7 +32,7 @@ def floors_result(ceilings: dict | None, n: int = 1024, num_moduli: int = 16) ->
         "today": today,
         "design": design,
         "counts_today": fft_pass_counts(n, num_moduli).__dict__,
-        "counts_design": fft_pass_counts(n, num_moduli, DESIGN_RADICES).__dict__,
+        "counts_design": fft_pass_counts(n, num_moduli, TARGET_RADICES).__dict__,
         "projections": projections,
     }
     if ceilings:

@@ -17,9 +17,10 @@ for a stage of size ``k`` with ``N`` moduli, the unfused CUDA path executes:
 
 A unit keeps the transform at the memory roof iff its rate is at least
 ``ops_per_element / 32 B * B_HBM``: that multiple of ``B_HBM`` is the unit's *floor*.
-A native radix FFT needs ``5 log2(n)`` flops per element and pass, the floor
-``5 log2 n / 32`` (1.56 for n = 1024, seed 004). The projected 1024³ time is the
-largest of the memory roof and each unit's time (full overlap assumed).
+A native radix FFT needs ``5 log2(n)`` flops per element and pass (the usual
+``5 n log2 n`` flop count of a length-``n`` FFT), the floor ``5 log2 n / 32`` (1.56 for
+n = 1024). The projected 1024³ time is the largest of the memory roof and each unit's
+time (full overlap assumed).
 """
 
 from __future__ import annotations
@@ -189,7 +190,7 @@ GPUS: tuple[GPUSpec, ...] = (
         4500.0,
         None,
         "NVIDIA DGX/HGX B200 datasheet (nvidia.com/en-us/data-center/dgx-b200), dense "
-        "rates; FP64 and HBM as in seed 004 Fig. 1",
+        "rates; FP64 and HBM per GPU from the same datasheet",
     ),
     GPUSpec(
         "B300",
@@ -198,8 +199,7 @@ GPUS: tuple[GPUSpec, ...] = (
         None,
         4500.0,
         None,
-        "seed 004 (B300: ~1.3 TFLOP/s FP64, 8 TB/s); NVIDIA Blackwell Ultra "
-        "announcement for dense FP8",
+        "NVIDIA Blackwell Ultra (B300) announcement: ~1.3 TFLOP/s FP64, 8 TB/s, dense FP8",
     ),
     GPUSpec(
         "Rubin (R200)",
@@ -208,8 +208,8 @@ GPUS: tuple[GPUSpec, ...] = (
         None,
         None,
         None,
-        "seed 004 Fig. 1 (33 TF FP64, 22 TB/s), citing NVIDIA's Vera Rubin platform "
-        "blog (2026) and G. K. Lockwood's R200 notes",
+        "NVIDIA's Vera Rubin platform blog (2026) and G. K. Lockwood's R200 notes "
+        "(33 TF FP64, 22 TB/s)",
     ),
     GPUSpec(
         "MI300X",

@@ -8,7 +8,7 @@ For ``N`` moduli ``p_1..p_N`` (pairwise coprime, ``|residue| <= 128`` fits INT8)
 * the weights and ``P`` as little-endian limbs, for the exact Kulisch sum in Phase B.
 
 Nothing here is typed in by hand except the table of moduli itself, which is the
-greedy pairwise-coprime sequence of DESIGN §4 and is re-checked on import.
+greedy pairwise-coprime sequence (docs/numerics.md) and is re-checked on import.
 """
 
 from __future__ import annotations
@@ -29,7 +29,9 @@ __all__ = [
     "moduli_set",
 ]
 
-#: Greedy pairwise-coprime INT8 moduli, largest first (DESIGN §4, seed 001 §4.1).
+#: Greedy pairwise-coprime INT8 moduli, largest first (docs/numerics.md; the moduli of
+#: Ozaki, Uchino, Imamura, "Ozaki Scheme II: A GEMM-oriented emulation of floating-point
+#: matrix multiplication using an integer modular technique").
 INT8_MODULI: tuple[int, ...] = (
     256,
     255,

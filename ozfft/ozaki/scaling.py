@@ -17,7 +17,9 @@ Fast mode (Cauchy–Schwarz).  With ``a = f 2**e`` (``1/2 <= |f| < 1``),
 ``||a'||_2**2 <= 2**(L-1)``; the same for ``b`` gives
 ``2 sum|a'||b'| <= 2 ||a'|| ||b'|| <= 2**L < P`` (``L = floor(log2 P)``).
 
-Accurate mode (an extra small integer GEMM, seed 001 §4.2).  With
+Accurate mode (an extra small integer GEMM; the accurate mode of Ozaki, Uchino, Imamura,
+"Ozaki Scheme II: A GEMM-oriented emulation of floating-point matrix multiplication
+using an integer modular technique").  With
 ``abar_h = ceil(2**(g - E) |a_h|) <= 2**g`` (``g = 6`` real; complex uses ``g = 5``
 per part and sums the parts), ``sum_h |a_ih||b_hj| <= 2**(E_i - g) 2**(E_j - g) Cbar_ij``
 with ``Cbar = Abar Bbar`` exact. For ``r_i = max_j Cbar_ij`` and ``c_j = max_i Cbar_ij``,
