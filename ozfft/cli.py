@@ -137,13 +137,11 @@ def _cmd_bench_floors(args: argparse.Namespace) -> int:
     ceilings = None
     if not args.model_only:
         from .bench import ceilings as ceil_mod
-        from .engines.select import cuda_engine
-        from .errors import DeviceUnavailableError
+        from .bench.gpu import cuda_unavailable
 
-        try:
-            cuda_engine()
-        except DeviceUnavailableError as exc:
-            print(f"ozfft bench floors: {exc}; use --model-only", file=sys.stderr)
+        why = cuda_unavailable()
+        if why is not None:
+            print(f"ozfft bench floors: {why}; use --model-only", file=sys.stderr)
             return 2
         ceilings = ceil_mod.measure()
     result = floors_result(ceilings, args.n, args.moduli)
@@ -176,15 +174,9 @@ def _gpu_campaign(
     args: argparse.Namespace, name: str, run: Callable[[argparse.Namespace], int]
 ) -> int:
     """Run a benchmark campaign that needs the CUDA engine, or say why it cannot."""
-    from .engines.select import cuda_engine
-    from .errors import DeviceUnavailableError
+    from .bench.gpu import gpu_campaign
 
-    try:
-        cuda_engine()
-    except DeviceUnavailableError as exc:
-        print(f"ozfft bench {name}: {exc}", file=sys.stderr)
-        return 2
-    return run(args)
+    return gpu_campaign(args, name, run)
 
 
 def _cmd_bench_fft(args: argparse.Namespace) -> int:
