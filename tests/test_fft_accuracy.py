@@ -5,6 +5,7 @@ complex64 error (relative L2)."""
 from __future__ import annotations
 
 import itertools
+import time
 
 import numpy as np
 import pytest
@@ -47,6 +48,40 @@ def test_fft_1d_long_fp64_within_numpy(n, rng):
     x = _input(rng, (1, n))
     ref = pyfftw_fft.fft(x.astype(np.clongdouble))
     assert _rel_l2(ozfft.fft(x), ref) <= 1.5 * _rel_l2(np.fft.fft(x), ref)
+
+
+@pytest.mark.parametrize("n", [2048, 4096, 3 * 4096, 2**16, 4099, 65537])
+def test_multipass_and_bluestein_fp64_not_worse_than_numpy(n, rng):
+    """Four-step fixed-point plans (2048 .. 2**16) and Bluestein around them (4099,
+    65537): relative L2 error at most numpy's."""
+    x = _input(rng, (2, n))
+    ref = pyfftw_fft.fft(x.astype(np.clongdouble))
+    ours = _rel_l2(ozfft.fft(x), ref)
+    assert ours <= _rel_l2(np.fft.fft(x), ref), ours
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("n", [2**20, 999983])
+def test_long_fixed_fp64_not_worse_than_numpy(n, rng, capsys):
+    from ozfft.fourier.cache import get_plan
+    from ozfft.options import FFTOptions
+
+    ozfft.clear_plan_cache()
+    start = time.perf_counter()
+    plan = get_plan(n, FFTOptions())
+    built = time.perf_counter() - start
+    x = _input(rng, (1, n))
+    start = time.perf_counter()
+    got = ozfft.fft(x)
+    took = time.perf_counter() - start
+    ref = pyfftw_fft.fft(x.astype(np.clongdouble))
+    ours, theirs = _rel_l2(got, ref), _rel_l2(np.fft.fft(x), ref)
+    with capsys.disabled():
+        print(
+            f"\nn={n}: plan {built:.2f} s ({plan.pass_count} passes, {plan.nbytes} bytes), "
+            f"fft {took:.2f} s, relL2 {ours:.3e} (numpy {theirs:.3e})"
+        )
+    assert ours <= theirs
 
 
 @pytest.mark.parametrize("shape", [(32, 32, 32), (12, 10, 14), (7, 11, 13)])

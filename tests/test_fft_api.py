@@ -10,7 +10,7 @@ from scipy._lib._uarray import BackendNotImplementedError
 
 import ozfft
 from ozfft.fourier.cache import get_plan
-from ozfft.fourier.plan import factorize
+from ozfft.fourier.plan import estimate_fixed_plan_bytes, estimate_stage_plan_bytes, factorize
 from ozfft.fourier.roots import fixed_roots
 
 C2C = ["fft", "ifft", "fftn", "ifftn", "fft2", "ifft2"]
@@ -138,13 +138,21 @@ def test_errors_like_numpy():
         ozfft.fft(x, moduli=1)
 
 
-def test_plan_too_large_states_bytes(monkeypatch):
+@pytest.mark.parametrize("moduli", [None, 16])
+def test_plan_too_large_states_bytes(moduli, monkeypatch):
+    """Both schemes estimate before building: the four-step fixed-point plan of 4096
+    (twiddle table and sub-plans) and the Ozaki-II stage plan (``moduli=16``)."""
     ozfft.clear_plan_cache()
     monkeypatch.setenv("OZFFT_PLAN_MEMORY", "100000")
     with pytest.raises(ozfft.PlanMemoryError, match=r"length 4096 needs \d+ bytes") as info:
-        ozfft.fft(np.ones(4096))
+        ozfft.fft(np.ones(4096), moduli=moduli)
+    if moduli is None:
+        assert info.value.needed_bytes == estimate_fixed_plan_bytes(4096)
+    else:
+        assert info.value.needed_bytes == estimate_stage_plan_bytes(4096, moduli)
     assert info.value.needed_bytes > 100000
     assert isinstance(info.value, MemoryError)
+    assert ozfft.plan_cache_info()["size"] == 0
 
 
 def test_plan_cache_reuse_bound_and_clear(monkeypatch):

@@ -92,7 +92,6 @@ def _exact_line(x: np.ndarray, plan) -> list[complex]:
     nonzero = [v for v in vals if v]
     big = max((math.frexp(float(v))[1] for v in nonzero), default=0)
     fix = lambda v: math.floor(v * Fraction(2) ** (fmt.data_bits - big) + Fraction(1, 2))  # noqa: E731
-    data = [complex(0)] * 0
     re = [fix(Fraction(float(c.real))) for c in x]
     im = [fix(Fraction(float(c.imag))) for c in x]
     exponent = big - fmt.data_bits
@@ -108,7 +107,7 @@ def _exact_line(x: np.ndarray, plan) -> list[complex]:
             exponent -= s
         suffix = m // r
         h = fmt.stage_shift(r)
-        lo = 256 ** fmt.first_diagonal
+        lo = 256**fmt.first_diagonal
         new_re, new_im = list(re), list(im)
         for kidx in range(kb):
             for jp in range(suffix):

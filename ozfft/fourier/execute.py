@@ -1,10 +1,12 @@
 """Executors: a plan prepared for one engine, with the device state it needs.
 
 An executor computes the unnormalized forward DFT (``exp(-2 pi i jk/n)``) of complex128
-data along one axis: ``executor.forward(x, axis)``. :class:`StageExecutor` runs an Ozaki-II
-plan stage by stage on any engine (Ozaki-II products through :mod:`ozfft.scheme`, or the
-fixed-point digit stages on the NumPy engine); engines may offer faster executors of
-their own (the CUDA engine's fused per-axis kernel), see :mod:`.executors`.
+data along one axis: ``executor.forward(x, axis)``; it never writes into ``x``.
+:class:`StageExecutor` runs an Ozaki-II plan stage by stage on any engine (Ozaki-II
+products through :mod:`ozfft.scheme`); the fixed-point plans run on the NumPy engine in
+:mod:`.fixed`, Bluestein plans in :mod:`.bluestein` around an inner executor; engines may
+offer faster executors of their own (the CUDA engine's fused per-axis kernel), see
+:meth:`ozfft.engines.base.Engine.prepare_fft`.
 
 Stage-loop data layout between stages: ``(K, m, B)`` with K the output digits found so
 far (``k_1`` slowest) and m the remaining input positions. Stage l regroups the data as
@@ -87,20 +89,17 @@ def unreverse(xp, data, radices, n: int, batch: int):
 
 
 class StageExecutor:
-    """Any plan, stage by stage, on any engine (the generic executor).
+    """An Ozaki-II stage plan, stage by stage, on any engine (the generic executor).
 
-    Owns the plan's engine-side state: the residues of the Ozaki-II stage matrices and
-    Bluestein's chirp and kernel spectrum as engine arrays.
+    Owns the plan's engine-side state: the residues of the Ozaki-II stage matrices.
     """
 
     def __init__(self, engine: Engine, plan: FFTPlan) -> None:
+        if plan.scheme != "ozaki" or plan.bluestein is not None:
+            raise ValueError("the stage executor runs Ozaki-II stage plans")
         self.engine = engine
         self.plan = plan
         self._residues: dict[int, Any] = {}
-        self._bluestein_arrays: tuple[Any, Any] | None = None
-        self._inner: StageExecutor | None = None
-        if plan.bluestein is not None:
-            self._inner = StageExecutor(engine, plan.bluestein.inner)
 
     def forward(self, x: Any, axis: int) -> Any:
         xp = self.engine.xp
@@ -114,19 +113,13 @@ class StageExecutor:
         """Forward DFT of each column of complex128 ``x`` ``(n, B)``."""
         if x.shape[1] == 0 or self.plan.n == 1:
             return x.astype(np.complex128, copy=True)
-        if self.plan.bluestein is not None:
-            return self._bluestein(x)
-        if self.plan.scheme != "ozaki":
-            raise ValueError(f"the stage executor runs Ozaki-II plans, not {self.plan.scheme!r}")
         return self._stages(x)
 
     def _stage_residues(self, idx: int):
         res = self._residues.get(idx)
         if res is None:
             stage = self.plan.stages[idx]
-            res = self.engine.integer_residues(
-                stage.re, stage.im, moduli_set(self.plan.num_moduli)
-            )
+            res = self.engine.integer_residues(stage.re, stage.im, moduli_set(self.plan.num_moduli))
             self._residues[idx] = res
         return res
 
@@ -148,17 +141,3 @@ class StageExecutor:
             )
             data = regroup_out(xp, y, plan.radices, idx, data.shape)
         return unreverse(xp, data, plan.radices, n, batch)
-
-    def _bluestein(self, x: Any) -> Any:
-        xp = self.engine.xp
-        blue = self.plan.bluestein
-        if self._bluestein_arrays is None:
-            self._bluestein_arrays = (xp.asarray(blue.chirp), xp.asarray(blue.kernel_hat))
-        chirp, kernel_hat = self._bluestein_arrays
-        n, batch = x.shape
-        a = xp.zeros((blue.m, batch), xp.complex128)
-        a[:n] = cmul(xp, x, chirp[:, None])
-        spec = self._inner.transform(a)
-        spec = cmul(xp, spec, kernel_hat[:, None])
-        conv = xp.conj(self._inner.transform(xp.conj(spec))) / blue.m
-        return cmul(xp, conv[:n], chirp[:, None])

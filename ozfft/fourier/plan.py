@@ -16,16 +16,26 @@ stage is a pure (batched) complex GEMM with constant integer matrices
 Two schemes run these stages (docs/numerics.md, "FFT"):
 
 * ``"fixed"`` — lines in fixed point with one exponent per line, every stage an exact
-  product on byte digits with a static rescale (:mod:`ozfft.ozaki.fixed_point`); lengths
-  up to ``MAX_FIXED`` with radices <= 64, one fused pass per axis on the GPU;
+  product on byte digits with a static rescale (:mod:`ozfft.ozaki.fixed_point`). Three
+  layouts (:func:`fixed_layout`):
+
+  - one pass: ``n <= MAX_PASS`` (1024) with radices <= 64 (``plan.stages``), one fused
+    pass per axis on the GPU;
+  - four-step: ``n <= MAX_MULTIPASS`` (``2**26``) with prime factors <= 64, in passes of
+    length <= ``MAX_PASS`` (``plan.four_step``: :class:`FourStep`, the numerics in
+    :mod:`ozfft.ozaki.fixed_point`, "Multi-pass lines"); plan memory O(n);
+  - Bluestein: a prime factor > 64, the chirp-z convolution in float64 around a
+    power-of-two fixed plan of length ``m >= 2n - 1`` (``plan.bluestein``);
+
 * ``"ozaki"`` — every stage an Ozaki-II product (CRT over INT8 moduli) rounded to float;
-  any length (Bluestein for large prime factors).
+  any length (Bluestein for large prime factors); chosen by an explicit ``moduli=``.
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
@@ -41,15 +51,22 @@ if TYPE_CHECKING:
 __all__ = [
     "MAX_DIRECT",
     "MAX_FIXED",
+    "MAX_MULTIPASS",
+    "MAX_PASS",
     "MAX_RADIX",
     "FFTPlan",
+    "FourStep",
     "Stage",
+    "bluestein_length",
     "build_fixed_plan",
     "build_stage_plan",
+    "estimate_fixed_plan_bytes",
     "estimate_stage_plan_bytes",
     "factorize",
+    "fixed_layout",
     "fixed_point_radices",
     "fixed_stage_mmas",
+    "four_step_split",
     "stage_bits",
 ]
 
@@ -66,6 +83,12 @@ MAX_LATER_RADIX = 32
 MAX_FIXED = 1024
 #: largest radix of a fixed-point stage (its real embedding is at most 128 x 128)
 MAX_FIXED_RADIX = 64
+#: longest line of one pass in a four-step plan (read at planning time: tests lower it
+#: to force splits of short lengths; clear the plan cache around such a change)
+MAX_PASS = MAX_FIXED
+#: longest length the fixed-point scheme runs as a four-step plan (and longest
+#: power-of-two convolution of a fixed-point Bluestein plan)
+MAX_MULTIPASS = 1 << 26
 
 
 def _prime_factors(n: int) -> list[int]:
@@ -144,11 +167,40 @@ class Stage:
 
 
 @dataclass(frozen=True)
+class FourStep:
+    """A four-step (multi-pass) fixed-point transform of length ``n = n_a n_b``.
+
+    Data viewed row-major as ``(n_a, n_b)``; ``inner_a`` (length ``n_a``: one pass or
+    again four-step) runs down the columns, then one pass of ``inner_b`` (length ``n_b``,
+    always one pass) per row after the exact twiddle ``twiddle[(k_a j_b) mod n]``; the
+    output is the transpose (``k = k_a + n_a k_b``). Numerics:
+    :mod:`ozfft.ozaki.fixed_point`, "Multi-pass lines".
+    """
+
+    n: int
+    n_a: int
+    n_b: int
+    inner_a: FFTPlan  #: the column transforms (step A)
+    inner_b: FFTPlan  #: the row pass (step B), a one-pass plan
+    twiddle_bits: int  #: S: ``twiddle = round(2**S exp(-2 pi i m/n))``
+    #: int64 (n,): ``fixed_roots(n, S)[0]`` itself (the cached table, read-only)
+    twiddle_re: np.ndarray = field(repr=False)
+    #: int64 (n,): ``fixed_roots(n, S)[1]``
+    twiddle_im: np.ndarray = field(repr=False)
+
+    @property
+    def pass_count(self) -> int:
+        return self.inner_a.pass_count + 1
+
+
+@dataclass(frozen=True)
 class FFTPlan:
     """Everything a length-``n`` transform needs, as host data (no device state).
 
-    ``scheme`` is ``"fixed"`` (``digit_format`` set) or ``"ozaki"`` (``num_moduli`` set);
-    ``bluestein`` replaces the stages for lengths with a large prime factor.
+    ``scheme`` is ``"fixed"`` (``digit_format`` set) or ``"ozaki"`` (``num_moduli`` set).
+    A plan runs its ``stages`` (one pass), or ``four_step`` (a multi-pass fixed-point plan,
+    no stages of its own) or ``bluestein`` (lengths with a prime factor > 64; its scheme
+    is its inner plan's).
     """
 
     n: int
@@ -158,14 +210,38 @@ class FFTPlan:
     num_moduli: int | None = None
     digit_format: DigitFormat | None = None
     bluestein: BluesteinPlan | None = None
+    four_step: FourStep | None = None
+
+    @property
+    def pass_count(self) -> int:
+        """Passes over the data of one transform (Bluestein: its two inner transforms)."""
+        if self.four_step is not None:
+            return self.four_step.pass_count
+        if self.bluestein is not None:
+            return 2 * self.bluestein.inner.pass_count
+        return 1
+
+    def host_arrays(self) -> dict[int, np.ndarray]:
+        """Every host array of the plan and its sub-plans, each once (keyed by ``id``)."""
+        out: dict[int, np.ndarray] = {}
+        for s in self.stages:
+            out[id(s.re)], out[id(s.im)] = s.re, s.im
+        if self.bluestein is not None:
+            blue = self.bluestein
+            out[id(blue.chirp)], out[id(blue.kernel_hat)] = blue.chirp, blue.kernel_hat
+            out.update(blue.inner.host_arrays())
+        if self.four_step is not None:
+            fs = self.four_step
+            out[id(fs.twiddle_re)], out[id(fs.twiddle_im)] = fs.twiddle_re, fs.twiddle_im
+            out.update(fs.inner_a.host_arrays())
+            out.update(fs.inner_b.host_arrays())
+        return out
 
     @property
     def nbytes(self) -> int:
-        """Host bytes of the plan (stage matrices, Bluestein's chirp and inner plan)."""
-        own = sum(s.nbytes for s in self.stages)
-        if self.bluestein is not None:
-            own += self.bluestein.nbytes
-        return own
+        """Host bytes of the plan: stage matrices, twiddle tables, Bluestein's chirp and
+        kernel spectrum, sub-plans (arrays shared between sub-plans counted once)."""
+        return sum(a.nbytes for a in self.host_arrays().values())
 
 
 def stage_bits(num_moduli: int, radix: int) -> int:
@@ -200,6 +276,11 @@ def _build_stages(n: int, radices: list[int], bits_of) -> tuple[Stage, ...]:
         im.setflags(write=False)
         stages.append(Stage(r, prev, suffix, bits, re, im))
     return tuple(stages)
+
+
+def bluestein_length(n: int) -> int:
+    """Bluestein's convolution length: the smallest power of two ``>= 2n - 1``."""
+    return 1 << (2 * n - 2).bit_length()
 
 
 def estimate_stage_plan_bytes(n: int, num_moduli: int) -> int:
@@ -272,12 +353,109 @@ def fixed_point_radices(n: int) -> tuple[int, ...] | None:
     return None if best is None else best[1]
 
 
-def build_fixed_plan(n: int, precision: str) -> FFTPlan:
-    """Fixed-point digit-stage plan of ``n`` at ``precision`` (see
-    :func:`fixed_point_radices`)."""
+def _one_pass(n: int, max_pass: int) -> bool:
+    return 2 <= n <= max_pass and fixed_point_radices(n) is not None
+
+
+@lru_cache(maxsize=4096)
+def _best_split(n: int, max_pass: int) -> tuple[int, int] | None:
+    """``(passes, n_b)`` of the four-step split of ``n`` with the fewest passes and, among
+    those, the largest ``n_b`` (passes = 1, n_b = n for a one-pass length)."""
+    if _one_pass(n, max_pass):
+        return (1, n)
+    best: tuple[int, int] | None = None
+    for n_b in range(min(max_pass, n // 2), 1, -1):
+        if n % n_b or not _one_pass(n_b, max_pass):
+            continue
+        sub = _best_split(n // n_b, max_pass)
+        if sub is not None and (best is None or sub[0] + 1 < best[0]):
+            best = (sub[0] + 1, n_b)
+    return best
+
+
+def four_step_split(n: int) -> tuple[int, int] | None:
+    """``(n_a, n_b)`` of the four-step plan of ``n``: ``n_b <= MAX_PASS`` one pass, the
+    fewest passes in all (``n_a`` splits again when longer than a pass), then the largest
+    ``n_b`` (``2**20 = 1024 * 1024``, ``2**24 = (16 * 1024) * 1024``). None when ``n`` is one
+    pass, longer than ``MAX_MULTIPASS``, or has a prime factor > 64."""
+    if n > MAX_MULTIPASS or n < 2 or _one_pass(n, MAX_PASS):
+        return None
+    if max(_prime_factors(n)) > MAX_FIXED_RADIX:
+        return None
+    best = _best_split(n, MAX_PASS)
+    return None if best is None else (n // best[1], best[1])
+
+
+def fixed_layout(n: int) -> str | None:
+    """How the fixed-point scheme runs length ``n``: ``"one-pass"``, ``"four-step"``,
+    ``"bluestein"`` (a prime factor > 64, convolution length <= ``MAX_MULTIPASS``), or
+    None (n < 2, or too long: the Ozaki-II scheme)."""
+    if n < 2:
+        return None
+    if _one_pass(n, MAX_PASS):
+        return "one-pass"
+    if max(_prime_factors(n)) > MAX_FIXED_RADIX:
+        return "bluestein" if bluestein_length(n) <= MAX_MULTIPASS else None
+    return "four-step" if four_step_split(n) is not None else None
+
+
+def _one_pass_entries(n: int) -> int:
+    """Complex entries of the stage matrices of ``n``'s one-pass plan."""
     radices = fixed_point_radices(n)
-    if radices is None:
+    total, m = 0, n
+    for idx, r in enumerate(radices):
+        m //= r
+        total += r * r if idx == 0 else radices[idx - 1] * m * r * r
+    return total
+
+
+def _fixed_parts(n: int, parts: dict[tuple[str, int], int]) -> None:
+    layout = fixed_layout(n)
+    if layout == "one-pass":
+        parts[("stages", n)] = 16 * _one_pass_entries(n)
+    elif layout == "four-step":
+        n_a, n_b = four_step_split(n)
+        parts[("twiddle", n)] = 16 * n
+        _fixed_parts(n_a, parts)
+        _fixed_parts(n_b, parts)
+    elif layout == "bluestein":
+        m = bluestein_length(n)
+        parts[("chirp", n)] = 16 * n + 16 * m  # chirp and kernel spectrum
+        _fixed_parts(m, parts)
+    else:
         raise ValueError(f"length {n} has no fixed-point plan")
+
+
+def estimate_fixed_plan_bytes(n: int, precision: str = "fp64") -> int:
+    """Host bytes of the fixed-point plan of ``n`` before building it: what
+    :attr:`FFTPlan.nbytes` of the built plan reports (sub-plans of one length shared)."""
+    if precision not in FORMATS:
+        raise ValueError(f"unknown precision {precision!r}")
+    parts: dict[tuple[str, int], int] = {}
+    _fixed_parts(n, parts)
+    return sum(parts.values())
+
+
+def build_fixed_plan(
+    n: int, precision: str, sub_plan: Callable[[int], FFTPlan] | None = None
+) -> FFTPlan:
+    """Fixed-point plan of ``n`` at ``precision``: one pass (:func:`fixed_point_radices`)
+    or four-step (:func:`four_step_split`; its sub-plans from ``sub_plan(length)``,
+    default: built here). Bluestein lengths are built by the plan cache."""
     fmt = FORMATS[precision]
-    stages = _build_stages(n, list(radices), lambda r: fmt.matrix_bits)
-    return FFTPlan(n, "fixed", radices, stages, digit_format=fmt)
+    layout = fixed_layout(n)
+    if layout == "one-pass":
+        radices = fixed_point_radices(n)
+        stages = _build_stages(n, list(radices), lambda r: fmt.matrix_bits)
+        return FFTPlan(n, "fixed", radices, stages, digit_format=fmt)
+    if layout != "four-step":
+        raise ValueError(f"length {n} has no one-pass or four-step fixed-point plan")
+    if sub_plan is None:
+        sub_plan = lambda m: build_fixed_plan(m, precision)  # noqa: E731
+    n_a, n_b = four_step_split(n)
+    inner_a, inner_b = sub_plan(n_a), sub_plan(n_b)
+    if inner_b.four_step is not None or inner_b.bluestein is not None:
+        raise ValueError(f"the row pass of length {n_b} must be one pass")
+    tw_re, tw_im = fixed_roots(n, fmt.matrix_bits)
+    steps = FourStep(n, n_a, n_b, inner_a, inner_b, fmt.matrix_bits, tw_re, tw_im)
+    return FFTPlan(n, "fixed", (), (), digit_format=fmt, four_step=steps)

@@ -29,8 +29,37 @@ same ``z``.
 
 Entry from floating point: the line exponent ``E`` is the largest ``frexp`` exponent of
 the line's components and ``x = floor(v 2**(T - E) + 1/2)``. Exit: ``z 2**e`` rounded
-once, to nearest even (subnormals and overflow as IEEE 754), assembled from integer
-bits — no floating-point arithmetic touches the data in between.
+once, to nearest even (subnormals and overflow as IEEE 754) — no floating-point
+arithmetic touches the data in between.
+
+Multi-pass lines (Bailey's four-step)
+-------------------------------------
+A length ``n`` longer than one pass (``n <= 2**26``, prime factors <= 64) is split as
+``n = n_a n_b`` with ``n_b <= 1024`` one pass (``ozfft.fourier.plan`` picks the split:
+fewest passes, then the largest ``n_b``; ``n_a`` may split again). The data, viewed
+row-major as ``(n_a, n_b)`` (``j = j_a n_b + j_b``), go through:
+
+A. the length-``n_a`` transform (one pass, or recursively four-step) down every column
+   ``j_b``, with its own entry (one line exponent per column) and its own exit: float64
+   ``A(k_a, j_b)``;
+B. per row ``k_a``, one pass of length ``n_b``:
+
+   1. entry as above: ``E`` over the row's float64 values, ``x = to_fixed(v, E, T)``,
+      ``e = E - T``;
+   2. the exact twiddle: ``t = fixed_roots(n, S)[(k_a j_b) mod n]`` (Gaussian integers
+      ``nint(2**S exp(-2 pi i k_a j_b / n))``, ``S`` = ``matrix_bits``) and, with the exact
+      complex product ``x t`` (``re = xr tr - xi ti``, ``im = xr ti + xi tr``, ~117 bits),
+      ``x' = floor(x t / 2**(S+1) + 1/2)`` per part (:func:`twiddle_product`), ``e += 1``
+      (``|x'| <= 2**T / sqrt 2 + 1``);
+   3. the exact renormalization of a later stage: ``x' <<= s``, ``e -= s`` with
+      ``s = renormalize_shift(max |x'| over the row, T)``;
+   4. the stages of ``n_b``'s one-pass plan (renormalized before stages 2.., not again
+      before stage 1), exit ``from_fixed`` with the final exponent: ``X(k_a, k_b)``;
+
+C. natural order: ``out[k_a + n_a k_b] = X(k_a, k_b)`` (the transpose of ``X``).
+
+Every pass rounds once to float64 at its exit; the twiddle is rounded once, in fixed
+point, inside the pass that applies it.
 """
 
 from __future__ import annotations
@@ -45,12 +74,14 @@ __all__ = [
     "bit_length",
     "ceil_log2_int",
     "combine_diagonals",
-    "renormalize_shift",
     "data_digits",
     "from_fixed",
     "line_exponent",
     "matrix_digits",
+    "renormalize_shift",
+    "round_shift_sum",
     "to_fixed",
+    "twiddle_product",
 ]
 
 
@@ -210,10 +241,28 @@ def to_fixed(v: np.ndarray, exponent: np.ndarray, data_bits: int) -> np.ndarray:
 
 
 def from_fixed(z: np.ndarray, exponent: np.ndarray) -> np.ndarray:
-    """float64 ``z 2**e`` rounded once to nearest even, from integer bits (IEEE 754
-    subnormals and overflow to infinity)."""
+    """float64 ``z 2**e`` rounded once to nearest even (IEEE 754 subnormals and overflow
+    to infinity).
+
+    Normal results: the int64 -> float64 conversion (IEEE, round to nearest even) and an
+    exact scaling by ``2**e``; a result below ``2**-1022`` would be rounded twice that
+    way, so those are assembled from integer bits (:func:`_from_fixed_bits`)."""
     z = np.asarray(z, np.int64)
     e = np.broadcast_to(np.asarray(exponent, np.int64), z.shape)
+    with np.errstate(over="ignore", under="ignore"):
+        out = np.ldexp(z.astype(np.float64), np.clip(e, -4000, 4000).astype(np.int32))
+    tiny = np.abs(out) < _SMALLEST_NORMAL
+    tiny &= z != 0
+    if tiny.any():
+        out[tiny] = _from_fixed_bits(z[tiny], e[tiny])
+    return out
+
+
+_SMALLEST_NORMAL = 2.0**-1022
+
+
+def _from_fixed_bits(z: np.ndarray, e: np.ndarray) -> np.ndarray:
+    """:func:`from_fixed` assembled from integer bits (any result)."""
     negative = z < 0
     m = np.abs(z)
     b = bit_length(m)
@@ -235,3 +284,66 @@ def from_fixed(z: np.ndarray, exponent: np.ndarray) -> np.ndarray:
     bits = np.where(q == 0, 0, bits)
     bits = bits | (negative.astype(np.int64) << 63)
     return bits.view(np.float64)
+
+
+#: limb split of :func:`twiddle_product`: ``x = x1 2**32 + x0``, ``t = t1 2**27 + t0``
+_X_SPLIT = 32
+_T_SPLIT = 27
+
+
+def twiddle_product(
+    xr: np.ndarray, xi: np.ndarray, tr: np.ndarray, ti: np.ndarray, bits: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """``floor(x t / 2**(bits+1) + 1/2)`` per part of the exact complex product ``x t``
+    (``re = xr tr - xi ti``, ``im = xr ti + xi tr``), int64, elementwise (broadcasting).
+
+    Exact for ``|x| <= 2**62`` and ``|t| <= 2**55`` whenever the result fits int64 (the
+    four-step: ``|x| <= 2**T``, ``|t| <= 2**S``, so ``|x'| <= 2**T / sqrt 2 + 1``):
+    ``x = x1 2**32 + x0``, ``t = t1 2**27 + t0`` (``x0, t0`` unsigned), so the four partial
+    products of each part (weights ``2**0, 2**27, 2**32, 2**59``) are below ``2**61``; they
+    are absorbed from the lowest weight up, each step an exact floor shift.
+    """
+    xr, xi, tr, ti = (np.asarray(a, np.int64) for a in (xr, xi, tr, ti))
+    xmask = np.int64((1 << _X_SPLIT) - 1)
+    tmask = np.int64((1 << _T_SPLIT) - 1)
+    xr0, xr1 = xr & xmask, xr >> _X_SPLIT
+    xi0, xi1 = xi & xmask, xi >> _X_SPLIT
+    tr0, tr1 = tr & tmask, tr >> _T_SPLIT
+    ti0, ti1 = ti & tmask, ti >> _T_SPLIT
+    real = (
+        xr0 * tr0 - xi0 * ti0,
+        xr0 * tr1 - xi0 * ti1,
+        xr1 * tr0 - xi1 * ti0,
+        xr1 * tr1 - xi1 * ti1,
+    )
+    imag = (
+        xr0 * ti0 + xi0 * tr0,
+        xr0 * ti1 + xi0 * tr1,
+        xr1 * ti0 + xi1 * tr0,
+        xr1 * ti1 + xi1 * tr1,
+    )
+    weights = (0, _T_SPLIT, _X_SPLIT, _X_SPLIT + _T_SPLIT)
+    return round_shift_sum(real, weights, bits + 1), round_shift_sum(imag, weights, bits + 1)
+
+
+def round_shift_sum(terms, weights, h: int) -> np.ndarray:
+    """``floor((sum_i terms[i] 2**weights[i] + 2**(h-1)) / 2**h)`` exactly, int64
+    (``weights`` ascending from 0, ``h >= 1``; the terms, ``terms[0] + 2**(h-1)`` and the
+    result within int64): the terms are absorbed from the lowest weight up; a right shift
+    only drops non-negative low bits below the next weight, so each floor is exact, and
+    terms above ``2**h`` are added in wrapping arithmetic, exact because the result fits."""
+    acc = terms[0] + (np.int64(1) << (h - 1))
+    cur = 0
+    for w, term in zip(weights[1:], terms[1:], strict=True):
+        if w <= h:
+            acc = (acc >> (w - cur)) + term
+            cur = w
+        else:
+            if cur < h:
+                acc = acc >> (h - cur)
+                cur = h
+            # wraps mod 2**64 only where the result would not fit
+            acc = acc + np.left_shift(term, w - h)
+    if cur < h:
+        acc = acc >> (h - cur)
+    return acc
