@@ -139,3 +139,46 @@ def test_fused_executor_cached_per_device(rng):
     engine = cuda_engine()
     assert get_executor(engine, plan) is get_executor(engine, plan)
     assert type(get_executor(engine, plan)).__name__ == "FixedPassExecutor"
+
+
+@pytest.mark.parametrize("n", [2048, 3 * 1024, 4096, 5 * 1024, 1 << 16])
+def test_four_step_bitwise(n, rng):
+    """Multi-pass (four-step) fixed-point plans: columns pass, twiddled row pass,
+    transpose — bitwise the NumPy engine's."""
+    from ozfft.fourier.cache import get_plan
+    from ozfft.options import FFTOptions
+
+    assert get_plan(n, FFTOptions()).four_step is not None
+    x, d = _pair(rng, (3, n))
+    np.testing.assert_array_equal(cp.asnumpy(ozfft.fft(d)), ozfft.fft(x))
+    np.testing.assert_array_equal(cp.asnumpy(ozfft.ifft(d, axis=-1)), ozfft.ifft(x, axis=-1))
+    col = np.ascontiguousarray(x[:2].T)  # the transform down axis 0
+    np.testing.assert_array_equal(cp.asnumpy(ozfft.fft(cp.asarray(col), axis=0)), ozfft.fft(col, axis=0))
+
+
+@pytest.mark.parametrize("n", [97, 1042, 4099])
+def test_bluestein_with_fixed_inner_bitwise(n, rng):
+    x, d = _pair(rng, (2, n))
+    np.testing.assert_array_equal(cp.asnumpy(ozfft.fft(d)), ozfft.fft(x))
+
+
+@pytest.mark.slow
+def test_index_arithmetic_past_2_31_elements(rng):
+    """More than 2**31 complex elements (offsets past 32 bits), contiguous and strided
+    axes; lines are independent, so the first and last lines are checked against the
+    NumPy engine on those lines alone."""
+    lines, n = (1 << 21) + 8, 1024
+    free, _ = cp.cuda.runtime.memGetInfo()
+    if free < 5 * lines * n * 16:
+        pytest.skip("needs ~5x 32 GiB of free device memory")
+    for axis in (1, 0):
+        shape = (lines, n) if axis == 1 else (n, lines)
+        d = cp.empty(shape, cp.complex128)
+        d.real = cp.random.standard_normal(shape)
+        d.imag = 1.0
+        y = ozfft.fft(d, axis=axis)
+        pick = np.r_[0:8, lines - 8 : lines]
+        got = cp.asnumpy(y[pick] if axis == 1 else y[:, pick])
+        ref = ozfft.fft(cp.asnumpy(d[pick] if axis == 1 else d[:, pick]), axis=axis)
+        np.testing.assert_array_equal(got, ref)
+        del d, y

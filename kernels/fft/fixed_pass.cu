@@ -361,7 +361,7 @@ extern "C" __global__ void __launch_bounds__(FX_THREADS, FX_MIN_BLOCKS)
     oz_fft_fixed_pass(const ulonglong2 *__restrict__ in, ulonglong2 *__restrict__ out,
                       long long inner, long long lines, const int4 *__restrict__ frag1,
                       const int4 *__restrict__ frag2, const int4 *__restrict__ frag3,
-                      const longlong2 *__restrict__ twiddle) {
+                      const longlong2 *__restrict__ twiddle, long long tw_rows) {
     extern __shared__ __align__(16) i64 xs[];  // [FX_LINES][FX_LS]
     __shared__ int line_exp[FX_LINES];
     __shared__ int line_shift[FX_STAGES + 1][FX_LINES];
@@ -444,9 +444,11 @@ extern "C" __global__ void __launch_bounds__(FX_THREADS, FX_MIN_BLOCKS)
             i64 xr = fx_to_fixed((u64)p[0], line_exp[line]);
             i64 xi = fx_to_fixed((u64)p[1], line_exp[line]);
 #if FX_TWIDDLE
-            // x' = floor(x t / 2^(S+1) + 1/2), t = round(2^S w_n^(k_a j)): row k_a = line
-            const long long ka = first + line;
-            const longlong2 tw = twiddle[ka < lines ? ka * j : 0];
+            // x' = floor(x t / 2^(S+1) + 1/2), t = round(2^S w_n^(k_a j)); lines are the
+            // rows of (batch, n_a, FX_N) arrays: k_a = line mod n_a (= tw_rows)
+            const long long gl = first + line;
+            const long long ka = gl < lines ? gl % tw_rows : 0;
+            const longlong2 tw = twiddle[ka * j];
             xr_xi_twiddle(xr, xi, tw.x, tw.y);
             bits = (u64)(xr < 0 ? -xr : xr) | (u64)(xi < 0 ? -xi : xi);
 #endif

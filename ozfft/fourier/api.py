@@ -110,14 +110,15 @@ def _c2c_axis(engine, x, n: int | None, axis: int, norm: str, inverse: bool, opt
         y = x.astype(np.complex128, copy=True)
     else:
         y = get_executor(engine, get_plan(n, options)).forward(x, axis)
+    # y is a new array: conjugate and normalize in place (the same IEEE operations)
     if inverse:
-        y = xp.conj(y)
+        xp.conj(y, out=y)
     # "ortho" divides both directions by sqrt(n); otherwise the 1/n sits on the inverse
     # ("backward") or on the forward transform ("forward")
     if norm == "ortho":
-        y = y / math.sqrt(n)
+        y /= math.sqrt(n)
     elif (norm == "forward") != inverse and n > 1:
-        y = y / float(n)
+        y /= float(n)
     return y
 
 

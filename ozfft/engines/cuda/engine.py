@@ -98,12 +98,13 @@ class CudaEngine(Engine):
         return (self.name, self._cp.cuda.Device().id)
 
     def prepare_fft(self, plan: Any) -> Any | None:
-        """Fixed-point plans run as one fused kernel per axis pass (``engines/cuda/fft.py``);
-        Ozaki-II stage plans on the generic executor."""
-        if plan.scheme == "fixed":
-            from .fft import FixedPassExecutor
+        """Fixed-point plans run as one fused kernel per axis pass, multi-pass (four-step)
+        plans as a chain of them (``engines/cuda/fft.py``); Ozaki-II stage plans and
+        Bluestein on the generic executor."""
+        if plan.scheme == "fixed" and plan.bluestein is None:
+            from .fft import prepare_fixed
 
-            return FixedPassExecutor(plan)
+            return prepare_fixed(plan)
         return None
 
     def prepare_operand(self, x: Any) -> Any:

@@ -18,7 +18,7 @@ from ...errors import DeviceMemoryError
 from ...ozaki.fixed_point import matrix_digits
 from .compiler import get_function
 
-__all__ = ["FixedPassExecutor", "fragment_layout"]
+__all__ = ["FixedPassExecutor", "FourStepExecutor", "fragment_layout", "prepare_fixed"]
 
 _LINES = 8  #: lines per block (the MMA's N)
 _SMEM_PER_SM = 228 * 1024  #: Hopper: shared memory per multiprocessor
@@ -59,13 +59,16 @@ def fragment_layout(embedding: np.ndarray, digits: int) -> np.ndarray:
 
 
 class FixedPassExecutor:
-    """A fixed-point plan on one GPU: digit fragments on the device, compiled kernel."""
+    """A one-pass fixed-point plan on one GPU: digit fragments on the device, compiled
+    kernel. With ``twiddle=(re, im, n)`` it is the second pass of a four-step plan: row
+    ``k_a`` (of ``n_a`` rows) of a ``(batch, n_a, plan.n)`` array is multiplied at entry by
+    the exact fixed-point roots ``t[k_a j]`` of unity of order ``n``."""
 
-    def __init__(self, plan: Any) -> None:
+    def __init__(self, plan: Any, twiddle: tuple[np.ndarray, np.ndarray] | None = None) -> None:
         import cupy
 
-        if plan.scheme != "fixed" or len(plan.stages) > 3:
-            raise ValueError("the fused pass runs fixed-point plans of at most three stages")
+        if plan.scheme != "fixed" or not 1 <= len(plan.stages) <= 3:
+            raise ValueError("the fused pass runs one-pass fixed-point plans of 1 to 3 stages")
         self.plan = plan
         self._cp = cupy
         fmt = plan.digit_format
@@ -84,7 +87,12 @@ class FixedPassExecutor:
             "FX_DW": str(fmt.matrix_digits),
             "FX_T": str(fmt.data_bits),
             "FX_D": str(fmt.first_diagonal),
+            "FX_TWIDDLE": "1" if twiddle is not None else "0",
         }
+        self._twiddle = None
+        if twiddle is not None:
+            re, im = twiddle
+            self._twiddle = cupy.asarray(np.stack([re, im], axis=-1))  # (n, 2) int64
         self._smem = _LINES * (2 * plan.n + 2) * 8
         # blocks per SM the registers should allow: as many as the shared memory does (<= 3)
         self.macros["FX_MIN_BLOCKS"] = str(max(1, min(3, _SMEM_PER_SM // (self._smem + 1024))))
@@ -98,30 +106,74 @@ class FixedPassExecutor:
             self._kernel = kernel
         return self._kernel
 
-    def forward(self, x: Any, axis: int) -> Any:
+    def forward(self, x: Any, axis: int, *, rows: int = 1) -> Any:
+        """The transform along ``axis``; ``rows`` = ``n_a`` of a twiddled second pass."""
         cp = self._cp
         n = self.plan.n
         if x.ndim == 0 or x.shape[axis] != n:
             raise ValueError(f"axis {axis} of shape {x.shape} is not of length {n}")
         axis %= x.ndim
-        if x.flags.f_contiguous and not x.flags.c_contiguous:
+        if self._twiddle is None and x.flags.f_contiguous and not x.flags.c_contiguous:
             return self.forward(x.T, x.ndim - 1 - axis).T
         x = cp.ascontiguousarray(x, dtype=cp.complex128)
         outer = int(np.prod(x.shape[:axis], dtype=np.int64))
         inner = int(np.prod(x.shape[axis + 1 :], dtype=np.int64))
         lines = outer * inner
-        try:
-            out = cp.empty_like(x)
-        except cp.cuda.memory.OutOfMemoryError as exc:
-            free, _ = cp.cuda.runtime.memGetInfo()
-            raise DeviceMemoryError("an FFT pass output", x.nbytes, int(free)) from exc
+        out = _empty_like(x, "an FFT pass output")
         if lines == 0:
             return out
         frags = self._frags + [self._frags[0]] * (3 - len(self._frags))
+        twiddle = self._twiddle if self._twiddle is not None else frags[0]
         self._get_kernel()(
             (-(-lines // _LINES),),
             (_THREADS,),
-            (x, out, np.int64(inner), np.int64(lines), *frags, frags[0]),
+            (x, out, np.int64(inner), np.int64(lines), *frags, twiddle, np.int64(max(rows, 1))),
             shared_mem=self._smem,
         )
         return out
+
+
+class FourStepExecutor:
+    """A multi-pass fixed-point plan (``plan.four_step``): the columns of the ``(n_a, n_b)``
+    view by the inner executor (one pass or again four-step), then one twiddled fused
+    pass per row, then the transpose to natural order (``k = k_a + n_a k_b``)."""
+
+    def __init__(self, plan: Any) -> None:
+        import cupy
+
+        fs = plan.four_step
+        self.plan = plan
+        self._cp = cupy
+        self._inner_a = prepare_fixed(fs.inner_a)
+        self._pass_b = FixedPassExecutor(fs.inner_b, twiddle=(fs.twiddle_re, fs.twiddle_im))
+        self._n_a, self._n_b = fs.n_a, fs.n_b
+
+    def forward(self, x: Any, axis: int) -> Any:
+        cp = self._cp
+        axis %= x.ndim
+        moved = cp.moveaxis(x, axis, -1)
+        batch_shape = moved.shape[:-1]
+        batch = int(np.prod(batch_shape, dtype=np.int64))
+        cols = cp.ascontiguousarray(moved, dtype=cp.complex128).reshape(batch, self._n_a, self._n_b)
+        a = self._inner_a.forward(cols, 1)
+        b = self._pass_b.forward(a, 2, rows=self._n_a)
+        del a
+        out = cp.ascontiguousarray(cp.swapaxes(b, 1, 2)).reshape(*batch_shape, self.plan.n)
+        return cp.moveaxis(out, -1, axis)
+
+
+def prepare_fixed(plan: Any) -> Any:
+    """The CUDA executor of a fixed-point plan (one pass or four-step)."""
+    if plan.four_step is not None:
+        return FourStepExecutor(plan)
+    return FixedPassExecutor(plan)
+
+
+def _empty_like(x: Any, what: str) -> Any:
+    import cupy
+
+    try:
+        return cupy.empty_like(x)
+    except cupy.cuda.memory.OutOfMemoryError as exc:
+        free, _ = cupy.cuda.runtime.memGetInfo()
+        raise DeviceMemoryError(what, x.nbytes, int(free)) from exc
