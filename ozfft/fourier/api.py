@@ -53,8 +53,38 @@ def _check_norm(norm: str | None) -> str:
     return norm or "backward"
 
 
+def _finite_check(xp, x):
+    """A callable raising :class:`NonFiniteInputError` if ``x`` holds NaN or Inf.
+
+    numpy arrays are checked now; on a GPU the test is queued now and read when the
+    callable runs (after the transform is queued too), so the check costs one device
+    round trip at the end instead of a host wait before the first kernel."""
+    if x.dtype.kind not in "fc":
+        return lambda: None
+    all_finite = xp.isfinite(x).all()
+
+    def check() -> None:
+        if not bool(all_finite):
+            bad = int((~xp.isfinite(x)).sum())
+            kinds = " and ".join(
+                k
+                for k, present in (
+                    ("NaN", bool(xp.isnan(x).any())),
+                    ("Inf", bool(xp.isinf(x).any())),
+                )
+                if present
+            )
+            raise NonFiniteInputError("x", bad, kinds)
+
+    if xp is np:
+        check()
+        return lambda: None
+    return check
+
+
 def _as_input(x: Any):
-    """The array, its engine, and the complex output dtype numpy.fft would give."""
+    """The array, its engine, the complex output dtype numpy.fft would give, and the
+    check for non-finite values (:func:`_finite_check`), to call before returning."""
     engine = engine_for(x)
     xp = engine.xp
     if not hasattr(x, "dtype"):
@@ -65,16 +95,7 @@ def _as_input(x: Any):
         raise UnsupportedDTypeError("x", x.dtype, "bool, integer, float16/32/64, complex64/128")
     single = x.dtype in (np.float16, np.float32, np.complex64)
     out_dtype = np.complex64 if single else np.complex128
-    if kind in "fc" and not bool(xp.isfinite(x).all()):
-        finite = xp.isfinite(x)
-        bad = int((~finite).sum())
-        kinds = " and ".join(
-            k
-            for k, present in (("NaN", bool(xp.isnan(x).any())), ("Inf", bool(xp.isinf(x).any())))
-            if present
-        )
-        raise NonFiniteInputError("x", bad, kinds)
-    return x, engine, np.dtype(out_dtype)
+    return x, engine, np.dtype(out_dtype), _finite_check(xp, x)
 
 
 def _resize(xp, x, n: int, axis: int):
@@ -143,7 +164,7 @@ def _cook_nd_args(x, s, axes, invreal: bool = False):
 
 
 def _c2c(x, s, axes, norm, inverse, precision, moduli, one_d_n=None, one_d_axis=None):
-    x, engine, out_dtype = _as_input(x)
+    x, engine, out_dtype, check = _as_input(x)
     options = FFTOptions(precision=precision, moduli=moduli)
     norm = _check_norm(norm)
     y = x.astype(np.complex128, copy=False)  # every axis pass returns a new array
@@ -155,6 +176,7 @@ def _c2c(x, s, axes, norm, inverse, precision, moduli, one_d_n=None, one_d_axis=
             y = _c2c_axis(engine, y, s[ii], axes[ii], norm, inverse, options)
     if y is x:  # no axis transformed: still a new array, as numpy.fft returns
         y = y.copy()
+    check()
     return y.astype(out_dtype, copy=False)
 
 
@@ -255,13 +277,13 @@ def ifft2(
 
 
 def _real_input(x):
-    x, engine, out_dtype = _as_input(x)
+    x, engine, out_dtype, check = _as_input(x)
     if x.dtype.kind == "c":
         raise TypeError(
             "x must be real for a real-input transform (got complex dtype "
             f"{x.dtype}); use fft instead"
         )
-    return x, engine, out_dtype
+    return x, engine, out_dtype, check
 
 
 def rfftn(
@@ -277,7 +299,7 @@ def rfftn(
     moduli=None,
 ):
     """N-D DFT of real input; the last axis keeps ``n//2 + 1`` (non-negative) frequencies."""
-    x, engine, out_dtype = _real_input(x)
+    x, engine, out_dtype, check = _real_input(x)
     options = FFTOptions(precision=precision, moduli=moduli)
     norm = _check_norm(norm)
     s, axes = _cook_nd_args(x, s, axes)
@@ -289,6 +311,7 @@ def rfftn(
     y = xp.ascontiguousarray(y[tuple(index)])
     for ii in reversed(range(len(axes) - 1)):
         y = _c2c_axis(engine, y, s[ii], axes[ii], norm, False, options)
+    check()
     return y.astype(out_dtype, copy=False)
 
 
@@ -306,7 +329,7 @@ def irfftn(
 ):
     """Inverse of :func:`rfftn`; the last axis has length ``s[-1]`` (default
     ``2 (m - 1)``). The imaginary parts of the zero (and Nyquist) terms are ignored."""
-    x, engine, out_dtype = _as_input(x)
+    x, engine, out_dtype, check = _as_input(x)
     out_dtype = np.dtype(np.float32 if out_dtype == np.complex64 else np.float64)
     options = FFTOptions(precision=precision, moduli=moduli)
     norm = _check_norm(norm)
@@ -328,6 +351,7 @@ def irfftn(
         full[..., n - tail :] = xp.conj(moved[..., 1 : tail + 1][..., ::-1])
     full = xp.moveaxis(full, -1, last)
     z = _c2c_axis(engine, full, n, last, norm, True, options)
+    check()
     return z.real.astype(out_dtype)
 
 
