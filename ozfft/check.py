@@ -33,7 +33,7 @@ class CheckResult:
     op: str
     engine: str
     shape: str
-    moduli: int
+    moduli: int | str  #: moduli count, or "-" for the fixed-point FFT (digits, no moduli)
     mode: str
     error: float  #: max relative error of ozfft on the sampled entries
     native_error: float  #: same for the native float routine (numpy)
@@ -148,8 +148,9 @@ class FFTCheckResult(CheckResult):
 
 def run_fft_check(size: int = 32, *, seed: int = 0) -> FFTCheckResult:
     """3-D complex FFT of a random cube on the best engine, against long double."""
-    from .fourier.api import DEFAULT_FFT_MODULI
     from .fourier.api import fftn as oz_fftn
+    from .fourier.cache import get_plan
+    from .options import FFTOptions
 
     rng = np.random.default_rng(seed)
     x = rng.standard_normal((size,) * 3) + 1j * rng.standard_normal((size,) * 3)
@@ -163,8 +164,8 @@ def run_fft_check(size: int = 32, *, seed: int = 0) -> FFTCheckResult:
         op="zfft3d",
         engine=engine,
         shape=f"{size}x{size}x{size}",
-        moduli=DEFAULT_FFT_MODULI["fp64"],
-        mode="-",
+        moduli="-",  # the default fixed-point scheme has digits, not moduli
+        mode=get_plan(size, FFTOptions()).scheme,
         error=relative_l2_error(got, ref),
         native_error=relative_l2_error(native, ref),
         seconds=seconds,

@@ -43,7 +43,7 @@ def _cmd_check(args: argparse.Namespace) -> int:
     f = run_fft_check(args.fft_size, seed=args.seed)
     ok &= f.passed
     print(
-        f"{f.op:6} {f.engine:6} {f.shape:16} {f.moduli:>6} {'-':8} "
+        f"{f.op:6} {f.engine:6} {f.shape:16} {f.moduli:>6} {f.mode:8} "
         f"{f.error:10.2e} {f.native_error:10.2e} {f.seconds:9.4f} {f.native_seconds:9.4f}  "
         f"{'ok' if f.passed else 'FAIL'}"
     )
