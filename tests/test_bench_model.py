@@ -155,7 +155,7 @@ def test_report_writer_on_synthetic_measurements(tmp_path):
     assert "Synthetic GPU" in text and "1300 instructions" in text and "model counts 1208" in text
     # the result tables themselves, tolerant of records from before `case` existed
     assert fft_bench.HEADER in text and gemm_bench.HEADER in text
-    assert "| fftn | 128x128x128 | 20.000 | 0.200 | n/a |" in text
+    assert "| fftn | 128x128x128 | 20.000 | 0.200 | 100.00 |" in text
     assert "| dgemm | 8192 | 8192 | 8192 | 16 | fast |" in text
     assert "| 2.00 | 2.00 | 12.00 | 2.50 |" in text
     for png in ("fft_bandwidth.png", "gemm_phases.png", "projection_1024.png"):
@@ -278,10 +278,10 @@ def test_report_shows_fft_and_gemm_tables(tmp_path):
     text = write_report({"fft": fft_records, "gemm": gemm_records}, tmp_path).read_text()
     assert "records in campaign.json" not in text
     assert (
-        "| rfftn | 64x64x64 | 2.000 | 0.500 | 0.250 | 0.100 | 1.25e-16 | 3.50e-16 | "
+        "| rfftn | 64x64x64 | 2.000 | 0.500 | 4.00 | 0.100 | 1.25e-16 | 3.50e-16 | "
         "0.9688 | 0.5000 |" in text
     )
-    assert "| fft | 16777216 | 8.000 | 1.000 | 0.125 | 0.200 | n/a | n/a | n/a | n/a |" in text
+    assert "| fft | 16777216 | 8.000 | 1.000 | 8.00 | 0.200 | n/a | n/a | n/a | n/a |" in text
     assert (
         "| zgemm | 4096 | 4096 | 4096 | 16 | fast | 12.5 | 50.0 | 0.25 | 1.50e-16 | 2.50e-15 | "
         "n/a | 1.50 | 4.00 | n/a |" in text

@@ -180,8 +180,14 @@ def test_bench_module_main_says_why_without_gpu_as_the_cli_does(campaign, capsys
     assert done.returncode == 2, done.stderr
     assert done.stderr.startswith(f"ozfft bench {campaign}: the CUDA engine needs cupy")
     assert "ozfft.cli" not in done.stderr and done.stdout == ""
+    from ozfft.engines.select import cuda_engine
+
+    cuda_engine.cache_clear()  # on a GPU machine an engine may already be cached
     monkeypatch.setitem(sys.modules, "cupy", None)
-    assert main(["bench", campaign, "--seed", "1"]) == 2
+    try:
+        assert main(["bench", campaign, "--seed", "1"]) == 2
+    finally:
+        cuda_engine.cache_clear()  # the next caller builds a real engine again
     assert capsys.readouterr().err == done.stderr
 
 

@@ -40,7 +40,7 @@ def result_tables(results: dict) -> list[str]:
         lines += [
             "## FFTs vs cuFFT",
             "",
-            "Ratio: cuFFT ms / ozfft ms (> 1: ozfft faster). Errors: relative L2 against a",
+            "ozfft/cuFFT: ozfft's time over cuFFT's (lower is better). Errors: relative L2 against a",
             "long-double transform; correctly rounded: fraction of outputs equal to it",
             "rounded to float64 (n/a: not computed for that size).",
             "",
