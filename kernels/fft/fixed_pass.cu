@@ -12,7 +12,7 @@
 // The NumPy reference is ozfft/fourier/fixed.py with ozfft/ozaki/fixed_point.py.
 //
 // Macros (from ozfft/engines/cuda/fft.py): FX_N, FX_STAGES, FX_R1..FX_R3, FX_DX, FX_DW,
-// FX_T, FX_D (first diagonal), FX_MIN_BLOCKS (occupancy hint), FX_TWIDDLE (1: the
+// FX_T, FX_D (first diagonal), FX_WARPS, FX_MIN_BLOCKS (occupancy hint), FX_TWIDDLE (1: the
 // second pass of a four-step plan, which multiplies row k_a's element j by the exact
 // fixed-point root t[k_a j] at entry: ozfft/fourier/fixed.py, "multi-pass").
 
@@ -25,7 +25,9 @@
 
 #define FX_LINES 8
 #define FX_INT_MIN (-2147483647 - 1)
-#define FX_WARPS 8
+#ifndef FX_WARPS
+#define FX_WARPS 8  // warps per block (16 where one block fills a multiprocessor)
+#endif
 #define FX_THREADS (32 * FX_WARPS)
 // line stride in int64 words: 2 per complex number plus 2 of padding (bank spread)
 #define FX_LS (2 * FX_N + 2)

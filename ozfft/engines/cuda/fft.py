@@ -22,7 +22,7 @@ __all__ = ["FixedPassExecutor", "FourStepExecutor", "fragment_layout", "prepare_
 
 _LINES = 8  #: lines per block (the MMA's N)
 _SMEM_PER_SM = 228 * 1024  #: Hopper: shared memory per multiprocessor
-_THREADS = 256
+_WARPS = 8  #: warps per block, doubled where a single block fills a multiprocessor
 _SOURCE = "fft/fixed_pass.cu"
 _KERNEL = "oz_fft_fixed_pass"
 
@@ -94,8 +94,12 @@ class FixedPassExecutor:
             re, im = twiddle
             self._twiddle = cupy.asarray(np.stack([re, im], axis=-1))  # (n, 2) int64
         self._smem = _LINES * (2 * plan.n + 2) * 8
-        # blocks per SM the registers should allow: as many as the shared memory does (<= 3)
-        self.macros["FX_MIN_BLOCKS"] = str(max(1, min(3, _SMEM_PER_SM // (self._smem + 1024))))
+        # blocks per SM the registers should allow: as many as the shared memory does (<= 3);
+        # where one block fills the shared memory it gets twice the warps instead
+        blocks = max(1, min(3, _SMEM_PER_SM // (self._smem + 1024)))
+        self._warps = 2 * _WARPS if blocks == 1 else _WARPS
+        self.macros["FX_MIN_BLOCKS"] = str(blocks)
+        self.macros["FX_WARPS"] = str(self._warps)
         self._kernel = None
 
     def _get_kernel(self):
@@ -126,7 +130,7 @@ class FixedPassExecutor:
         twiddle = self._twiddle if self._twiddle is not None else frags[0]
         self._get_kernel()(
             (-(-lines // _LINES),),
-            (_THREADS,),
+            (32 * self._warps,),
             (x, out, np.int64(inner), np.int64(lines), *frags, twiddle, np.int64(max(rows, 1))),
             shared_mem=self._smem,
         )
