@@ -368,8 +368,14 @@ extern "C" __global__ void __launch_bounds__(FX_THREADS, FX_MIN_BLOCKS)
     __shared__ int line_exp[FX_LINES];
     __shared__ int line_shift[FX_STAGES + 1][FX_LINES];
     __shared__ u64 line_or[4][FX_LINES];  // OR of |z| per line after each stage / twiddle
+    __shared__ long long line_base[FX_LINES];  // element offset of j = 0 (-1: no such line)
+    __shared__ long long line_row[FX_LINES];   // k_a of a twiddled pass
     const long long first = (long long)blockIdx.x * FX_LINES;
     if (threadIdx.x < FX_LINES) {
+        // the only 64-bit divisions of the kernel: once per line, not per element
+        const long long gl = first + threadIdx.x;
+        line_base[threadIdx.x] = gl < lines ? (gl / inner) * FX_N * inner + gl % inner : -1;
+        line_row[threadIdx.x] = gl < lines ? gl % tw_rows : 0;
         line_exp[threadIdx.x] = FX_INT_MIN;
         for (int l = 0; l < 4; ++l) line_or[l][threadIdx.x] = 0;
         for (int l = 0; l <= FX_STAGES; ++l) line_shift[l][threadIdx.x] = 0;
@@ -391,11 +397,10 @@ extern "C" __global__ void __launch_bounds__(FX_THREADS, FX_MIN_BLOCKS)
                 line = idx % FX_LINES;
                 j = idx / FX_LINES;
             }
-            const long long gl = first + line;
             v[u] = make_ulonglong2(0, 0);
-            if (idx < FX_LINES * FX_N && gl < lines) {
-                const long long o = gl / inner, i = gl % inner;
-                v[u] = in[(o * FX_N + j) * inner + i];
+            if (idx < FX_LINES * FX_N) {
+                const long long b = line_base[line];
+                if (b >= 0) v[u] = in[b + (long long)j * inner];
             }
         }
 #pragma unroll
@@ -448,9 +453,7 @@ extern "C" __global__ void __launch_bounds__(FX_THREADS, FX_MIN_BLOCKS)
 #if FX_TWIDDLE
             // x' = floor(x t / 2^(S+1) + 1/2), t = round(2^S w_n^(k_a j)); lines are the
             // rows of (batch, n_a, FX_N) arrays: k_a = line mod n_a (= tw_rows)
-            const long long gl = first + line;
-            const long long ka = gl < lines ? gl % tw_rows : 0;
-            const longlong2 tw = twiddle[ka * j];
+            const longlong2 tw = twiddle[line_row[line] * j];
             xr_xi_twiddle(xr, xi, tw.x, tw.y);
             bits = (u64)(xr < 0 ? -xr : xr) | (u64)(xi < 0 ? -xi : xi);
 #endif
@@ -508,14 +511,13 @@ extern "C" __global__ void __launch_bounds__(FX_THREADS, FX_MIN_BLOCKS)
             line = idx % FX_LINES;
             pos = idx / FX_LINES;
         }
-        const long long gl = first + line;
-        if (gl >= lines) continue;
+        const long long b = line_base[line];
+        if (b < 0) continue;
         const int k3 = pos % FX_R3, k12 = pos / FX_R3;
         const int k2 = k12 % FX_R2, k1 = k12 / FX_R2;
         const int k = k1 + FX_R1 * (k2 + FX_R2 * k3);
         const int e = line_exp[line];
         const longlong2 z = *reinterpret_cast<const longlong2 *>(xs + line * FX_LS + 2 * pos);
-        const long long o = gl / inner, i = gl % inner;
-        out[(o * FX_N + k) * inner + i] = make_ulonglong2(fx_from_fixed(z.x, e), fx_from_fixed(z.y, e));
+        out[b + (long long)k * inner] = make_ulonglong2(fx_from_fixed(z.x, e), fx_from_fixed(z.y, e));
     }
 }
