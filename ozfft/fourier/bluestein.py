@@ -82,7 +82,7 @@ class BluesteinExecutor:
         self._inner = inner
         self._arrays: tuple[Any, Any] | None = None
 
-    def forward(self, x: Any, axis: int) -> Any:
+    def forward(self, x: Any, axis: int, *, overwrite: bool = False) -> Any:
         xp = self.engine.xp
         n = self.plan.n
         moved = xp.moveaxis(x, axis, 0)

@@ -34,8 +34,10 @@ class FFTExecutor(Protocol):
 
     plan: FFTPlan
 
-    def forward(self, x: Any, axis: int) -> Any:
-        """Unnormalized forward DFT of complex128 ``x`` along ``axis`` (new array)."""
+    def forward(self, x: Any, axis: int, *, overwrite: bool = False) -> Any:
+        """Unnormalized forward DFT of complex128 ``x`` along ``axis``. The result is a new
+        array, or ``x`` itself when ``overwrite`` is true and the executor can work in
+        place (the caller then must not use ``x`` afterwards)."""
 
 
 def cmul(xp, a, b):
@@ -101,7 +103,7 @@ class StageExecutor:
         self.plan = plan
         self._residues: dict[int, Any] = {}
 
-    def forward(self, x: Any, axis: int) -> Any:
+    def forward(self, x: Any, axis: int, *, overwrite: bool = False) -> Any:
         xp = self.engine.xp
         n = self.plan.n
         moved = xp.moveaxis(x, axis, 0)

@@ -169,7 +169,7 @@ class FixedPointExecutor:
         self.plan = plan
         self._products = [_StageProduct(s, plan.digit_format) for s in plan.stages]
 
-    def forward(self, x: Any, axis: int) -> Any:
+    def forward(self, x: Any, axis: int, *, overwrite: bool = False) -> Any:
         n = self.plan.n
         moved = np.moveaxis(x, axis, 0)
         shape = moved.shape
@@ -241,7 +241,7 @@ class FourStepExecutor:
         if not isinstance(self._inner_b, FixedPointExecutor):
             raise ValueError("the row pass must be a one-pass executor")
 
-    def forward(self, x: Any, axis: int) -> Any:
+    def forward(self, x: Any, axis: int, *, overwrite: bool = False) -> Any:
         n = self.plan.n
         moved = np.moveaxis(x, axis, 0)
         shape = moved.shape

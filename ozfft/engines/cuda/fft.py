@@ -110,20 +110,23 @@ class FixedPassExecutor:
             self._kernel = kernel
         return self._kernel
 
-    def forward(self, x: Any, axis: int, *, rows: int = 1) -> Any:
-        """The transform along ``axis``; ``rows`` = ``n_a`` of a twiddled second pass."""
+    def forward(self, x: Any, axis: int, *, overwrite: bool = False, rows: int = 1) -> Any:
+        """The transform along ``axis``; ``rows`` = ``n_a`` of a twiddled second pass. With
+        ``overwrite`` and a C-contiguous complex128 ``x`` the pass runs in place (each block
+        reads its lines whole into shared memory before it writes them)."""
         cp = self._cp
         n = self.plan.n
         if x.ndim == 0 or x.shape[axis] != n:
             raise ValueError(f"axis {axis} of shape {x.shape} is not of length {n}")
         axis %= x.ndim
         if self._twiddle is None and x.flags.f_contiguous and not x.flags.c_contiguous:
-            return self.forward(x.T, x.ndim - 1 - axis).T
+            return self.forward(x.T, x.ndim - 1 - axis, overwrite=overwrite).T
+        in_place = overwrite and x.flags.c_contiguous and x.dtype == cp.complex128
         x = cp.ascontiguousarray(x, dtype=cp.complex128)
         outer = int(np.prod(x.shape[:axis], dtype=np.int64))
         inner = int(np.prod(x.shape[axis + 1 :], dtype=np.int64))
         lines = outer * inner
-        out = _empty_like(x, "an FFT pass output")
+        out = x if in_place else _empty_like(x, "an FFT pass output")
         if lines == 0:
             return out
         frags = self._frags + [self._frags[0]] * (3 - len(self._frags))
@@ -152,15 +155,17 @@ class FourStepExecutor:
         self._pass_b = FixedPassExecutor(fs.inner_b, twiddle=(fs.twiddle_re, fs.twiddle_im))
         self._n_a, self._n_b = fs.n_a, fs.n_b
 
-    def forward(self, x: Any, axis: int) -> Any:
+    def forward(self, x: Any, axis: int, *, overwrite: bool = False) -> Any:
         cp = self._cp
         axis %= x.ndim
         moved = cp.moveaxis(x, axis, -1)
         batch_shape = moved.shape[:-1]
         batch = int(np.prod(batch_shape, dtype=np.int64))
         cols = cp.ascontiguousarray(moved, dtype=cp.complex128).reshape(batch, self._n_a, self._n_b)
-        a = self._inner_a.forward(cols, 1)
-        b = self._pass_b.forward(a, 2, rows=self._n_a)
+        # a copy made here (or an array the caller gave up) may be overwritten
+        owned = overwrite or not (moved.flags.c_contiguous and moved.dtype == cp.complex128)
+        a = self._inner_a.forward(cols, 1, overwrite=owned)
+        b = self._pass_b.forward(a, 2, overwrite=True, rows=self._n_a)  # a is ours
         del a
         out = cp.ascontiguousarray(cp.swapaxes(b, 1, 2)).reshape(*batch_shape, self.plan.n)
         return cp.moveaxis(out, -1, axis)
