@@ -19,9 +19,9 @@ import numpy as np
 import pytest
 
 from ozfft import reference
+from ozfft.bench import campaign, model
 from ozfft.bench import fft as fft_bench
 from ozfft.bench import gemm as gemm_bench
-from ozfft.bench import model
 from ozfft.bench.campaign import floors_result
 from ozfft.bench.phases import PHASES, phase_cells, phase_table, profile_call
 from ozfft.bench.report import write_report
@@ -95,9 +95,111 @@ def test_floors_meets_uses_measured_rates():
     }
     r = floors_result(ceil, 1024, 16)
     meets = r["meets"]["units"]
-    assert meets["tensor_int8 (32x32 stages)"] == (1e15 >= r["design"]["tensor_int8"] * 1e12)
-    assert meets["int32 (32x32 stages)"] == (1e14 >= r["design"]["int32"] * 1e12)
-    assert meets["native_fp64"] == (2e12 >= r["design"]["native_fp64"] * 1e12)
+    fused = r["fused"]["floors"]
+    assert meets["tensor_int8 (fused, at the cuBLAS INT8 rate)"] == (
+        1e15 >= fused["tensor_int8"] * 1e12
+    )
+    assert meets["int32 (fused)"] == (1e14 >= fused["int32"] * 1e12)
+    assert meets["native_fp64"] == (2e12 >= fused["native_fp64"] * 1e12)
+
+
+# -- the fused fixed-point pass ---------------------------------------------------------
+
+
+def test_fused_stage_mmas_by_hand():
+    # fp64: 8 data digits, 7 matrix digits, diagonals 5..13; pairs per diagonal
+    # 6, 7, 7, 6, 5, 4, 3, 2, 1 = 41. Radix 8 (2r = 16) packs two pairs per MMA, the
+    # signed top data digit (a = 7, on diagonals 7..13) alone:
+    # 3 + 4 + (1 + 3) + (1 + 3) + (1 + 2) + (1 + 2) + (1 + 1) + (1 + 1) + 1 = 26.
+    # Radix 16: 2 row tiles x 1 k chunk x 41 pairs = 82.
+    assert model.fused_stage_mmas_per_element(8) == 26 / (8 * 8)
+    assert model.fused_stage_mmas_per_element(16) == 82 / (8 * 16)
+    assert model.MMA_OPS == 2 * 16 * 8 * 32 == 8192
+
+
+def test_fused_counts_by_hand_512_and_64():
+    c = model.fused_counts(512)
+    assert c.layout == "one-pass" and c.stages == [8, 8, 8] and len(c.passes) == 1
+    assert c.mmas == 3 * 26 / 64 == 1.21875
+    assert c.tc_ops == 1.21875 * 8192 == 9984  # 4992 INT8 MACs per element and pass
+    assert c.int_instr == 363 + 3 * 108 == 687
+    assert c.bytes == 32
+    c = model.fused_counts(64)
+    assert c.stages == [8, 8]
+    assert c.mmas == 2 * 26 / 64 == 0.8125
+    assert c.tc_ops == 6656
+    assert c.int_instr == 363 + 2 * 108 == 579
+    assert c.bytes == 32
+    f = model.fused_floors(512)
+    assert f == {
+        "native_fp64": 5 * 9 / 32,
+        "tensor_int8": 9984 / 32,
+        "int32": 687 / 32,
+        "bytes_over_roof": 1.0,
+    }
+
+
+def test_fused_integer_constants_are_calibrated_to_the_ncu_count():
+    # 3.51e9 warp instructions for a 512^3 pass = 26.2 warp = 838 thread per element
+    per_element = model.NCU_512_WARP_INSTRUCTIONS * 32 / 512**3
+    assert per_element == pytest.approx(model.NCU_512_THREAD_INSTR_PER_ELEMENT, rel=2e-3)
+    # an n = 512 pass (three stages) reproduces ~82 % of 838 integer instructions
+    assert model.fused_int_instructions(3) == round(0.82 * 838) == 687
+    assert model.FUSED_INT_ENTRY_EXIT == 363 and model.FUSED_INT_PER_STAGE == 108
+    assert model.fused_int_instructions(2, twiddle=True) == 363 + 216 + 88
+
+
+def test_fused_four_step_counts():
+    # 2**20 = 1024 x 1024: a column pass, a twiddled row pass, a transpose
+    c = model.fused_counts(1 << 20)
+    assert c.layout == "four-step" and [p.n for p in c.passes] == [1024, 1024]
+    assert [p.twiddle for p in c.passes] == [False, True]
+    assert c.int_instr == 687 + 687 + 88
+    assert c.bytes == 32 + 32 + 32
+    assert c.mmas == 2 * (26 / 64 + 26 / 64 + 82 / 128)
+    with pytest.raises(ValueError, match="one-pass and four-step"):
+        model.fused_counts(1031)  # prime above 64: Bluestein, not modelled
+
+
+def test_fused_projection_for_h200_by_hand():
+    h200 = next(g for g in model.GPUS if g.name.startswith("H200"))
+    p = model.project_fused(h200)  # 1024^3, radices 8.8.16
+    work = 3 * 2**30  # three axis passes over 1024^3 elements
+    roof = work * 32 / 4.8e12 * 1e3  # 21.47 ms
+    tensor = work * (2 * 26 / 64 + 82 / 128) * 8192 / 515e12 * 1e3  # 26 % of 1979: 74.46 ms
+    int32 = work * 687 / (132 * 64 * 1.98e9) * 1e3  # 16.7 T/s: 132.30 ms
+    assert p["radices"] == [8, 8, 16]
+    assert p["roof_ms"] == pytest.approx(roof) and roof == pytest.approx(21.47, abs=0.01)
+    assert p["parts_ms"]["tensor_int8"] == pytest.approx(tensor)
+    assert tensor == pytest.approx(74.46, abs=0.01)
+    assert p["parts_ms"]["int32"] == pytest.approx(int32) and int32 == pytest.approx(
+        132.30, abs=0.01
+    )
+    assert p["fused_ms"] == pytest.approx(int32) and p["binding"] == "int32" and p["complete"]
+    assert p["native_fp64_ms"] == pytest.approx(roof)  # 50 flops/element at 34 TF: 4.7 ms
+    assert p["needs"]["int32_Tops"] == pytest.approx(687 / 32 * 4.8)  # 103 T/s
+    assert p["needs"]["int8_TOPS_effective"] == pytest.approx(11904 / 32 * 4.8)  # 1786
+    assert p["mma_fraction_measured"]
+    # 512^3: 16.5 ms INT32-bound against 17.84 ms measured in the same run
+    p512 = model.project_fused(h200, 512)
+    assert p512["fused_ms"] == pytest.approx(3 * 512**3 * 687 / (132 * 64 * 1.98e9) * 1e3)
+    assert p512["fused_ms"] == pytest.approx(16.54, abs=0.01)
+
+
+def test_fused_projection_marks_missing_rates_and_beats_the_unfused_model():
+    r = floors_result(None)
+    by_name = {p["gpu"]: p for p in r["projections"]}
+    for name in ("H100 SXM", "H200 SXM", "GH200 (HBM3e)"):
+        p = by_name[name]
+        assert p["complete"] and p["binding"] == "int32"
+        assert p["fused_ms"] < p["unfused_ms"] and p["fused_ms"] < p["design_fused_ms"]
+    b200 = by_name["B200"]
+    assert not b200["complete"] and b200["parts_ms"]["int32"] is None
+    assert not b200["mma_fraction_measured"]
+    assert b200["fused_ms"] == b200["parts_ms"]["tensor_int8"]
+    assert [m["n"] for m in r["measured"]] == [256, 512, 1024]
+    assert r["measured"][1]["ms"] == 17.837 and r["measured"][1]["cufft_ms"] == 3.357
+    json.dumps(r)  # campaign.json-ready
 
 
 def test_floors_cli_model_only(capsys, tmp_path):
@@ -106,7 +208,44 @@ def test_floors_cli_model_only(capsys, tmp_path):
     assert "native_fp64" in out and "RTX 5080" in out and "report:" in out
     data = json.loads((tmp_path / "campaign.json").read_text())
     assert data["floors"]["n"] == 1024
+    assert data["floors"]["fused"]["counts"]["stages"] == [8, 8, 16]
     assert (tmp_path / "projection_1024.png").stat().st_size > 1000
+    text = (tmp_path / "report.md").read_text()
+    assert "## The fused fixed-point FFT model (n = 1024, fp64)" in text
+    assert "| H200 SXM | 21.5 | 21.5 | 74.5 | 132.3 | 132.3 | int32 | 429 |" in text
+    assert "- H200 SXM: **INT32-bound**: 132 ms" in text
+    assert "| 512³ | 8·8·8 | 16.54 (int32) | 17.84 | 1.08 | 3.36 |" in text
+    assert "unfused (Ozaki-II stages)" in text and "| B200 | 12.9 | 12.9 | 32.7 | n/a |" in text
+
+
+def test_floors_lines_name_both_models():
+    lines = campaign.floors_lines(floors_result(None))
+    text = "\n".join(lines)
+    assert "fused fixed-point pass, n = 1024 (radices 8·8·16" in text
+    assert "H200 SXM" in text and "(int32)" in text and "unfused (Ozaki-II stages)" in text
+
+
+def test_floors_from_before_the_fused_model(tmp_path, capsys):
+    import argparse
+
+    from ozfft.bench.campaign import run_all
+
+    old = {"n": 512, "moduli": 16, "today": {}, "design": {}, "projections": []}
+    text = write_report({"floors": old}, tmp_path).read_text()
+    assert "predate the model of the fused fixed-point pass" in text
+    # a resumed campaign recomputes them (model only) and keeps the other steps
+    done = {"ceilings": {"gpu": "Earlier GPU"}, "floors": old, "fft": [], "gemm": []}
+    done["ceilings"].update(
+        hbm_Bps=4e12, int8_gemm_ops=1.4e15, int32_imad_ops=1.6e13, fp64_fma_ops=1.6e13
+    )
+    (tmp_path / "campaign.json").write_text(json.dumps(done))
+    args = argparse.Namespace(out=tmp_path, restart=False, fft_sizes=[64], gemm_shapes=["64"])
+    assert run_all(args) == 0
+    assert capsys.readouterr().out.count("done earlier, kept") == 3
+    data = json.loads((tmp_path / "campaign.json").read_text())
+    assert data["floors"]["fused"]["counts"]["stages"] == [8, 8, 16]
+    assert "meets" in data["floors"]
+    assert "The fused fixed-point FFT model (n = 1024" in (tmp_path / "report.md").read_text()
 
 
 def test_report_writer_on_synthetic_measurements(tmp_path):

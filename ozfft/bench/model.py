@@ -1,7 +1,31 @@
 """Bandwidth-floor model of ozfft's 3-D FFT, from ozfft's own implementation.
 
-Per complex element and per axis pass (one 1-D transform of every line along an axis)
-for a stage of size ``k`` with ``N`` moduli, the unfused CUDA path executes:
+Two models, per complex element and per axis pass (one 1-D transform of every line
+along an axis):
+
+**The fused fixed-point pass** (what the GPU runs: ``kernels/fft/fixed_pass.cu``, one
+kernel per pass, one pass per axis for ``n <= 1024``, four-step passes beyond; numerics
+in :mod:`ozfft.ozaki.fixed_point`), for the plan's radices ``r_1 .. r_s``
+(:func:`ozfft.fourier.plan.fixed_point_radices`):
+
+* bytes: ``BYTES_FUSED = 32`` (16 read + 16 written: the memory roof);
+* tensor-core work: a stage issues ``fixed_stage_mmas(r)`` m16n8k32 INT8 MMAs per task,
+  a task being ``r`` elements of each of ``MMA_LINES = 8`` lines (the MMA's N), so
+  ``sum_i fixed_stage_mmas(r_i) / (8 r_i)`` MMAs per complex element, each
+  ``16 * 8 * 32 = 4096`` MACs = ``MMA_OPS = 8192`` INT8 ops
+  (n = 512 = 8·8·8: 3 × 26 / 64 = 1.22 MMAs = 9,984 ops);
+* integer instructions: ``FUSED_INT_ENTRY_EXIT + s * FUSED_INT_PER_STAGE``
+  (+ ``FUSED_INT_TWIDDLE`` in the twiddled row pass of a four-step plan). The per-stage
+  constant is the integer part of the stage loop of the sm_90 build, which is
+  straight-line code (all of it executes); the entry/exit constant is the rest of the
+  executed integer count that ncu measured on an H200 for an n = 512 pass (see the
+  constants below);
+* no FP64 operation at all.
+
+A four-step length adds one 32-byte transpose per level (the executor's swapaxes copy).
+
+**Unfused Ozaki-II stages** (the earlier path, ``moduli=N``): for a stage of size ``k``
+with ``N`` moduli,
 
 * tensor-core integer ops: ``3 N 2 k`` (Karatsuba: three INT8 GEMMs per modulus);
 * INT32-pipe instructions in Phase B (``phase_b.cu``, one complex output): per modulus
@@ -11,16 +35,15 @@ for a stage of size ``k`` with ``N`` moduli, the unfused CUDA path executes:
 * FP64-pipe operations in the residue kernel (``residues.cu``): the digit split of both
   parts plus, per modulus, 2 FMAs per part and 5 for each exact reduction (3 per
   modulus: re, im, re+im);
-* bytes: ``BYTES_FUSED = 32`` (read and write the element once — the memory roof), and
-  the unfused path's traffic (row statistics, transposed copies, INT8 residue planes,
-  INT32 Phase-A planes, result).
+* bytes: the unfused path's traffic (row statistics, transposed copies, INT8 residue
+  planes, INT32 Phase-A planes, result).
 
 A unit keeps the transform at the memory roof iff its rate is at least
 ``ops_per_element / 32 B * B_HBM``: that multiple of ``B_HBM`` is the unit's *floor*.
 A native radix FFT needs ``5 log2(n)`` flops per element and pass (the usual
 ``5 n log2 n`` flop count of a length-``n`` FFT), the floor ``5 log2 n / 32`` (1.56 for
-n = 1024). The projected 1024³ time is the largest of the memory roof and each unit's
-time (full overlap assumed).
+n = 1024). The projected n³ time is the largest of the memory time and each unit's
+time (full overlap assumed: a lower bound).
 """
 
 from __future__ import annotations
@@ -28,19 +51,39 @@ from __future__ import annotations
 import math
 from dataclasses import asdict, dataclass
 
-from ..fourier.plan import factorize
+from ..fourier.plan import (
+    factorize,
+    fixed_layout,
+    fixed_point_radices,
+    fixed_stage_mmas,
+    four_step_split,
+)
+from ..ozaki.fixed_point import FORMATS
 from ..ozaki.moduli import moduli_set
 
 __all__ = [
     "BYTES_FUSED",
+    "FUSED_INT_ENTRY_EXIT",
+    "FUSED_INT_PER_STAGE",
+    "FUSED_INT_TWIDDLE",
     "GPUS",
+    "H200_MEASURED",
+    "MMA_OPS",
+    "MMA_SYNC_FRACTION",
+    "FusedCounts",
+    "FusedPass",
     "GPUSpec",
     "PassCounts",
     "fft_pass_counts",
     "floors",
+    "fused_counts",
+    "fused_floors",
+    "fused_int_instructions",
+    "fused_stage_mmas_per_element",
     "native_fft_flops_per_element",
     "phase_b_instructions",
     "project",
+    "project_fused",
     "residue_fp64_ops",
 ]
 
@@ -84,7 +127,8 @@ def native_fft_flops_per_element(n: int) -> float:
 
 @dataclass(frozen=True)
 class PassCounts:
-    """What one axis pass of the unfused CUDA path executes per complex element."""
+    """What one axis pass of the unfused Ozaki-II stage path executes per complex element
+    (the earlier CUDA path, ``moduli=N``; the GPU now runs :class:`FusedCounts`)."""
 
     n: int
     num_moduli: int
@@ -97,8 +141,8 @@ class PassCounts:
 
 
 def fft_pass_counts(n: int, num_moduli: int = 16, radices: list[int] | None = None) -> PassCounts:
-    """Counts per element for one axis of length ``n`` as ozfft plans it today (or with
-    the given ``radices``)."""
+    """Unfused (Ozaki-II stages) counts per element for one axis of length ``n`` as the
+    stage plan splits it (or with the given ``radices``)."""
     stages = list(radices) if radices is not None else factorize(n) or []
     if not stages:  # Bluestein: three power-of-two passes of length m >= 2n - 1
         m = 1 << math.ceil(math.log2(2 * n - 1))
@@ -148,6 +192,9 @@ class GPUSpec:
     fp8_TFLOPS: float | None
     int32_Tops: float | None
     source: str
+    #: whether the fused pass's mma.sync fraction of the INT8 peak was measured on this
+    #: GPU's SM (Hopper: measured on an H200) or is assumed to carry over
+    mma_fraction_measured: bool = False
 
 
 #: Datasheet values. INT32 = SMs x INT32 lanes per SM x boost clock where the
@@ -162,6 +209,7 @@ GPUS: tuple[GPUSpec, ...] = (
         132 * 64 * 1.98e-3,
         "NVIDIA H100 datasheet (nvidia.com/en-us/data-center/h100); Hopper whitepaper: "
         "132 SMs, 64 INT32 lanes/SM, 1.98 GHz",
+        mma_fraction_measured=True,
     ),
     GPUSpec(
         "H200 SXM",
@@ -171,6 +219,7 @@ GPUS: tuple[GPUSpec, ...] = (
         1979.0,
         132 * 64 * 1.98e-3,
         "NVIDIA H200 datasheet (nvidia.com/en-us/data-center/h200); SMs and lanes as H100",
+        mma_fraction_measured=True,
     ),
     GPUSpec(
         "GH200 (HBM3e)",
@@ -181,6 +230,7 @@ GPUS: tuple[GPUSpec, ...] = (
         132 * 64 * 1.98e-3,
         "NVIDIA GH200 Grace Hopper datasheet (nvidia.com/en-us/data-center/"
         "grace-hopper-superchip); GPU as H100",
+        mma_fraction_measured=True,
     ),
     GPUSpec(
         "B200",
@@ -237,7 +287,8 @@ GPUS: tuple[GPUSpec, ...] = (
 def floors(
     n: int = 1024, num_moduli: int = 16, radices: list[int] | None = None
 ) -> dict[str, float]:
-    """Each unit's floor as a multiple of ``B_HBM`` (ops per fused byte)."""
+    """Unfused (Ozaki-II stages): each unit's floor as a multiple of ``B_HBM`` (ops per
+    fused byte)."""
     c = fft_pass_counts(n, num_moduli, radices)
     return {
         "native_fp64": native_fft_flops_per_element(n) / BYTES_FUSED,
@@ -251,7 +302,10 @@ def floors(
 def project(
     gpu: GPUSpec, n: int = 1024, num_moduli: int = 16, radices: list[int] | None = None
 ) -> dict:
-    """Projected 3-D n³ FFT times (ms) on ``gpu`` for native FP64 and for ozfft."""
+    """Unfused (Ozaki-II stages): projected 3-D n³ FFT times (ms) on ``gpu`` for native
+    FP64 and for the stage path, unfused (``ozfft_unfused_ms``) and with the stages
+    hypothetically fused (``ozfft_fused_ms``: still one Phase B per stage). The fused
+    fixed-point pass the GPU runs is :func:`project_fused`."""
     elements = n**3
     passes = 3
     bw = gpu.hbm_TBps * 1e12
@@ -281,5 +335,206 @@ def project(
         "ozfft_fused_ms": max([roof, *fused_known]),
         "parts_ms": parts,
         "complete": all(v is not None for v in parts.values()),
+        "spec": asdict(gpu),
+    }
+
+
+# -- the fused fixed-point pass (kernels/fft/fixed_pass.cu) ------------------------------
+
+#: m16n8k32 INT8 MMA: 16 x 8 x 32 = 4096 multiply-adds, 8192 ops
+MMA_MACS = 16 * 8 * 32
+MMA_OPS = 2 * MMA_MACS
+#: lines per MMA tile (the MMA's N): a stage task is r elements of each of 8 lines
+MMA_LINES = 8
+
+#: ncu on an H200, one fused pass over 512³ (radices 8·8·8, fp64; bench/results/
+#: nvidia-h200/fft.md run): 3.51e9 executed warp instructions for 512³ = 1.342e8
+#: elements, i.e. 26.2 warp = 838 thread instructions per element, ~82 % of them
+#: integer/logic (ALU 62 % busy, IPC 2.68), 5.57 ms, DRAM 2.15 GB read + 2.12 GB written
+NCU_512_WARP_INSTRUCTIONS = 3.51e9
+NCU_512_THREAD_INSTR_PER_ELEMENT = 838
+NCU_512_INTEGER_FRACTION = 0.82
+NCU_512_PASS_MS = 5.57
+#: integer instructions per complex element and stage: the stage loop of the sm_90 build
+#: of kernels/fft/fixed_pass.cu as of 3e23161 (nvcc 13.0, n = 512, 8 warps) is
+#: straight-line code executing per 64-element task and thread 207, 220 and 224
+#: integer/logic instructions in stages 1-3 (of 241, 261, 265 in all, 26 of them IMMA),
+#: i.e. 103.5-112 per element (x 32 threads / 64 elements), mean 108.5. A radix-16 stage
+#: (n = 256, 1024) runs ~80 per element: the model charges it 108 too.
+FUSED_INT_PER_STAGE = 108
+#: integer instructions per complex element at entry and exit (loads, line exponents,
+#: to_fixed, from_fixed, index arithmetic, stores): calibrated so that an n = 512 pass
+#: (3 stages) equals the ncu count above, round(0.82 * 838) - 3 * 108 = 687 - 324 = 363
+FUSED_INT_ENTRY_EXIT = round(NCU_512_INTEGER_FRACTION * NCU_512_THREAD_INSTR_PER_ELEMENT) - (
+    3 * FUSED_INT_PER_STAGE
+)
+#: extra integer instructions per element of the twiddled row pass of a four-step plan
+#: (128-bit exact twiddle product and rounding): the entry conversion loop of the sm_90
+#: n = 1024 build has 242 integer instructions with the twiddle, 154 without
+FUSED_INT_TWIDDLE = 242 - 154
+#: bytes per element of the transpose after a four-step row pass (cupy swapaxes copy)
+FUSED_TRANSPOSE_BYTES = 32
+
+#: INT8 rate the fused pass's mma.sync reached on an H200 (first kernel, 512³: ~515
+#: TOPS-equivalent, docs/perf-notes.md "Fused fixed-point FFT pass on an H200") over the
+#: 1979 TOPS dense datasheet peak: 26 %. Measured for Hopper (H100, H200 and GH200 share
+#: the SM); for every other GPU an assumption.
+MMA_SYNC_TOPS_H200 = 515.0
+MMA_SYNC_FRACTION = MMA_SYNC_TOPS_H200 / 1979.0
+
+#: the measured H200 points of the same run (bench/results/nvidia-h200/fft.md, 3-D c2c
+#: complex128 cubes): n -> (ozfft ms, cuFFT ms)
+H200_MEASURED: dict[int, tuple[float, float]] = {
+    256: (2.203, 0.448),
+    512: (17.837, 3.357),
+    1024: (234.063, 31.923),
+}
+H200_MEASURED_SOURCE = "bench/results/nvidia-h200/fft.md"
+
+
+def fused_stage_mmas_per_element(r: int, precision: str = "fp64") -> float:
+    """m16n8k32 MMAs per complex element of a radix-``r`` stage of the fused pass:
+    ``fixed_stage_mmas(r) / (8 r)`` (a task covers r elements of each of 8 lines)."""
+    return fixed_stage_mmas(r, FORMATS[precision]) / (MMA_LINES * r)
+
+
+def fused_int_instructions(stages: int, twiddle: bool = False) -> int:
+    """Modelled integer instructions per complex element of one fused pass of
+    ``stages`` stages: ``FUSED_INT_ENTRY_EXIT + stages * FUSED_INT_PER_STAGE`` (+
+    ``FUSED_INT_TWIDDLE`` for the twiddled row pass of a four-step plan)."""
+    return (
+        FUSED_INT_ENTRY_EXIT + stages * FUSED_INT_PER_STAGE + (FUSED_INT_TWIDDLE if twiddle else 0)
+    )
+
+
+@dataclass(frozen=True)
+class FusedPass:
+    """One fused pass of length ``n`` (per complex element of the transformed line)."""
+
+    n: int
+    radices: tuple[int, ...]
+    twiddle: bool
+    mmas: float
+    tc_ops: float
+    int_instr: int
+    bytes: int = BYTES_FUSED
+
+
+@dataclass(frozen=True)
+class FusedCounts:
+    """What the fused fixed-point path executes per complex element for one axis of
+    length ``n``: its passes (one for ``n <= 1024``) and their sums."""
+
+    n: int
+    layout: str
+    passes: tuple[FusedPass, ...]
+    mmas: float
+    tc_ops: float
+    int_instr: int
+    bytes: int
+
+    @property
+    def stages(self) -> list[int]:
+        return [r for p in self.passes for r in p.radices]
+
+
+def _fused_pass(n: int, twiddle: bool, precision: str) -> FusedPass:
+    radices = fixed_point_radices(n)
+    mmas = sum(fused_stage_mmas_per_element(r, precision) for r in radices)
+    return FusedPass(
+        n, radices, twiddle, mmas, mmas * MMA_OPS, fused_int_instructions(len(radices), twiddle)
+    )
+
+
+def fused_counts(n: int, precision: str = "fp64") -> FusedCounts:
+    """Counts per complex element of the fused fixed-point transform of length ``n``:
+    one pass (``n <= 1024``) or four-step passes (column passes of ``n_a``, a twiddled
+    row pass of ``n_b``, a transpose). Bluestein lengths are not modelled (ValueError);
+    the integer constants are calibrated for fp64."""
+    layout = fixed_layout(n)
+    if layout == "one-pass":
+        passes: tuple[FusedPass, ...] = (_fused_pass(n, False, precision),)
+        transposes = 0
+    elif layout == "four-step":
+        n_a, n_b = four_step_split(n)
+        inner = fused_counts(n_a, precision)
+        passes = (*inner.passes, _fused_pass(n_b, True, precision))
+        transposes = (inner.bytes - BYTES_FUSED * len(inner.passes)) // FUSED_TRANSPOSE_BYTES + 1
+    else:
+        raise ValueError(f"length {n}: the fused model covers one-pass and four-step lengths")
+    return FusedCounts(
+        n,
+        layout,
+        passes,
+        sum(p.mmas for p in passes),
+        sum(p.tc_ops for p in passes),
+        sum(p.int_instr for p in passes),
+        sum(p.bytes for p in passes) + FUSED_TRANSPOSE_BYTES * transposes,
+    )
+
+
+def fused_floors(n: int = 1024) -> dict[str, float]:
+    """The fused pass's floors as multiples of ``B_HBM`` (ops per roof byte): INT8
+    tensor ops (at the unit's rate, whatever fraction of its peak it reaches), integer
+    instructions, and the bytes over the 32-byte roof (1 for one pass)."""
+    c = fused_counts(n)
+    return {
+        "native_fp64": native_fft_flops_per_element(n) / BYTES_FUSED,
+        "tensor_int8": c.tc_ops / BYTES_FUSED,
+        "int32": c.int_instr / BYTES_FUSED,
+        "bytes_over_roof": c.bytes / BYTES_FUSED,
+    }
+
+
+def project_fused(gpu: GPUSpec, n: int = 1024, dims: int = 3) -> dict:
+    """Projected n^dims FP64 FFT time (ms) of the fused fixed-point path on ``gpu``: the
+    largest of the memory time, the tensor time at ``MMA_SYNC_FRACTION`` of the INT8
+    dense peak and the integer time at the INT32 rate (full overlap: a lower bound);
+    a unit whose rate the cited source lacks is left out (``complete`` False). Also the
+    rates the GPU would need to run the pass at memory speed."""
+    elements = n**dims
+    c = fused_counts(n)
+    bw = gpu.hbm_TBps * 1e12
+    roof = dims * elements * BYTES_FUSED / bw * 1e3
+    memory = dims * elements * c.bytes / bw * 1e3
+    tensor_rate = None if gpu.int8_TOPS is None else gpu.int8_TOPS * 1e12 * MMA_SYNC_FRACTION
+    int_rate = None if gpu.int32_Tops is None else gpu.int32_Tops * 1e12
+
+    def t(per_element: float, rate: float | None) -> float | None:
+        return None if rate is None else dims * elements * per_element / rate * 1e3
+
+    native = t(native_fft_flops_per_element(n), gpu.fp64_TFLOPS and gpu.fp64_TFLOPS * 1e12)
+    parts = {
+        "memory": memory,
+        "tensor_int8": t(c.tc_ops, tensor_rate),
+        "int32": t(c.int_instr, int_rate),
+    }
+    known = {k: v for k, v in parts.items() if v is not None}
+    binding = max(known, key=known.get)
+    return {
+        "gpu": gpu.name,
+        "n": n,
+        "dims": dims,
+        "radices": c.stages,
+        "passes_per_axis": len(c.passes),
+        "roof_ms": roof,
+        "native_fp64_ms": None if native is None else max(roof, native),
+        "fused_ms": known[binding],
+        "binding": binding,
+        "parts_ms": parts,
+        "complete": len(known) == len(parts),
+        "mma_fraction": MMA_SYNC_FRACTION,
+        "mma_fraction_measured": gpu.mma_fraction_measured,
+        # rates for the memory roof: floor x B_HBM (INT8 also as the datasheet peak that
+        # the measured mma.sync fraction would need)
+        "needs": {
+            "int8_TOPS_effective": c.tc_ops / BYTES_FUSED * gpu.hbm_TBps,
+            "int8_TOPS_peak": c.tc_ops / BYTES_FUSED * gpu.hbm_TBps / MMA_SYNC_FRACTION,
+            "int32_Tops": c.int_instr / BYTES_FUSED * gpu.hbm_TBps,
+        },
+        "has": {
+            "int8_TOPS_effective": None if tensor_rate is None else tensor_rate / 1e12,
+            "int32_Tops": gpu.int32_Tops,
+        },
         "spec": asdict(gpu),
     }
