@@ -84,7 +84,7 @@ def _plots(results: dict, out: Path) -> list[str]:
         roof = [r["hbm_TBps"] for r in fft]
         ax.plot(sizes, roof, "k--", label="HBM copy roof (measured)")
         ax.plot(sizes, cu, "o-", label="cuFFT")
-        ax.plot(sizes, bw, "s-", label="ozfft (unfused)")
+        ax.plot(sizes, bw, "s-", label="ozfft (fused passes)")
         ax.set_xscale("log", base=2)
         ax.set_yscale("log")
         ax.set_xlabel("n (n³ complex128)")
