@@ -1,4 +1,10 @@
-"""The ``ozfft`` command."""
+"""The ``ozfft`` command.
+
+Errors are one line on stderr, ``<prog>: error: <message>``, with no traceback: bad
+arguments (argparse, exit status 2) and ozfft's own exceptions (:class:`OzfftError`)
+or bad values (``ValueError``, e.g. an ``OZFFT_*`` variable; exit status 1). ``--help``
+shows every option's default; a bare ``ozfft`` (or ``ozfft bench``) prints its help.
+"""
 
 from __future__ import annotations
 
@@ -7,10 +13,43 @@ import json
 import sys
 from collections.abc import Callable
 from pathlib import Path
+from typing import NoReturn
 
+from ._logging import logger
 from ._version import __version__
+from .errors import OzfftError
 
-__all__ = ["main"]
+__all__ = ["OzfftArgumentParser", "build_parser", "main"]
+
+
+class _HelpFormatter(argparse.ArgumentDefaultsHelpFormatter):
+    """``--help`` shows defaults; ``None`` defaults and flags are left unannotated."""
+
+    def _get_help_string(self, action: argparse.Action) -> str | None:
+        if any(action.default is v for v in (None, False, True)):
+            return action.help
+        return super()._get_help_string(action)
+
+
+class OzfftArgumentParser(argparse.ArgumentParser):
+    """An argument parser whose errors are one line (``<prog>: error: <message>``)
+    followed by exit status 2, and whose help shows the defaults."""
+
+    def __init__(self, *args, **kwargs) -> None:
+        kwargs.setdefault("formatter_class", _HelpFormatter)
+        super().__init__(*args, **kwargs)
+
+    def add_argument(self, *args, **kwargs) -> argparse.Action:
+        """Options without a help text still show their default in ``--help``."""
+        default = kwargs.get("default")
+        flag_or_unset = any(default is v for v in (None, False, True, argparse.SUPPRESS))
+        if kwargs.get("help") is None and not flag_or_unset:
+            kwargs["help"] = "default: %(default)s"
+        return super().add_argument(*args, **kwargs)
+
+    def error(self, message: str) -> NoReturn:
+        one_line = " ".join(message.split())
+        self.exit(2, f"{self.prog}: error: {one_line} (see {self.prog} --help)\n")
 
 
 def _cmd_check(args: argparse.Namespace) -> int:
@@ -54,27 +93,34 @@ def _cmd_check(args: argparse.Namespace) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = OzfftArgumentParser(
         prog="ozfft",
         description="FP64-accurate GEMMs (and FFTs) on INT8 tensor cores by the Ozaki scheme II.",
     )
     parser.add_argument("--version", action="version", version=f"ozfft {__version__}")
-    sub = parser.add_subparsers(dest="command", required=True)
+    parser.set_defaults(func=_help_of(parser))
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     check = sub.add_parser("check", help="run emulated products, checked against exact references")
     check.add_argument("--size", type=int, default=512, help="matrix size n (n x n x n)")
-    check.add_argument("--mode", choices=("fast", "accurate"), default="fast")
     check.add_argument(
-        "--moduli", type=int, default=None, help="moduli count (default: by precision)"
+        "--mode", choices=("fast", "accurate"), default="fast", help="scaling mode of the GEMMs"
+    )
+    check.add_argument(
+        "--moduli",
+        type=int,
+        default=None,
+        help="explicit moduli count (turns the accuracy guarantee off; default: chosen per call)",
     )
     check.add_argument("--fp32", action="store_true", help="also check SGEMM and CGEMM emulation")
     check.add_argument("--fft-size", type=int, default=32, help="FFT cube size n (n x n x n)")
-    check.add_argument("--seed", type=int, default=0)
+    check.add_argument("--seed", type=int, default=0, help="seed of the random test matrices")
     check.set_defaults(func=_cmd_check)
 
     from .bench.results import RESULTS_ROOT
 
     bench = sub.add_parser("bench", help="benchmark campaigns against native libraries")
-    bench_sub = bench.add_subparsers(dest="campaign", required=True)
+    bench_sub = bench.add_subparsers(dest="campaign", metavar="CAMPAIGN")
+    bench.set_defaults(func=_help_of(bench))
     from .bench import gemm as bench_gemm
 
     gemm = bench_sub.add_parser("gemm", help="emulated D/Z/S/C GEMM vs cuBLAS (needs a GPU)")
@@ -101,16 +147,20 @@ def build_parser() -> argparse.ArgumentParser:
     fl.add_argument(
         "--model-only", action="store_true", help="datasheet model only (no GPU needed)"
     )
-    fl.add_argument("--n", type=int, default=1024)
-    fl.add_argument("--moduli", type=int, default=16)
+    fl.add_argument("--n", type=int, default=1024, help="FFT cube size n of the projection")
+    fl.add_argument("--moduli", type=int, default=16, help="moduli count of the model")
     fl.add_argument("--out", type=Path, default=None, help="write floors.json/report here")
     fl.set_defaults(func=_cmd_bench_floors)
 
     every = bench_sub.add_parser("all", help="the whole campaign, resumable, with a report")
-    every.add_argument("--out", type=Path, default=RESULTS_ROOT / "campaign")
+    every.add_argument("--out", type=Path, default=RESULTS_ROOT / "campaign", help="results folder")
     every.add_argument("--restart", action="store_true", help="ignore earlier results")
-    every.add_argument("--fft-sizes", type=int, nargs="+", default=[64, 128, 256, 512])
-    every.add_argument("--gemm-shapes", nargs="+", default=["4096", "8192", "16384"])
+    every.add_argument(
+        "--fft-sizes", type=int, nargs="+", default=[64, 128, 256, 512], help="FFT cube sizes"
+    )
+    every.add_argument(
+        "--gemm-shapes", nargs="+", default=["4096", "8192", "16384"], help="GEMM shapes"
+    )
     every.set_defaults(func=_cmd_bench_all)
     return parser
 
@@ -197,12 +247,44 @@ def _cmd_bench_numpy_gemm(args: argparse.Namespace) -> int:
     return numpy_gemm.main(args)
 
 
+def _help_of(parser: argparse.ArgumentParser) -> Callable[[argparse.Namespace], int]:
+    def show(args: argparse.Namespace) -> int:
+        parser.print_help()
+        return 0
+
+    return show
+
+
+def _one_line(exc: BaseException) -> str:
+    """The first line of an exception's message (KernelCompileError carries an NVRTC
+    log); the rest goes to the debug log."""
+    lines = str(exc).strip().splitlines() or [type(exc).__name__]
+    if len(lines) > 1:
+        logger.debug("full message:\n%s", exc)
+        return f"{lines[0]} (+{len(lines) - 1} more lines; OZFFT_LOG_LEVEL=DEBUG shows them)"
+    return lines[0]
+
+
 def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    """Run the ``ozfft`` command; the exit status (0 ok, 1 failed check or error,
+    2 bad arguments, 130 interrupted)."""
+    parser = build_parser()
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if not argv:
+        parser.print_help()
+        return 0
+    args = parser.parse_args(argv)
     if getattr(args, "size", 1) < 1:
         print("ozfft: error: --size must be >= 1", file=sys.stderr)
         return 2
-    return args.func(args)
+    try:
+        return args.func(args)
+    except (OzfftError, ValueError) as exc:
+        print(f"ozfft: error: {_one_line(exc)}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print("ozfft: interrupted", file=sys.stderr)
+        return 130
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -1,28 +1,45 @@
-"""``ozfft.matmul``: numpy.matmul semantics, Ozaki-II numerics."""
+"""``ozfft.matmul``: numpy.matmul semantics, Ozaki-II numerics, a componentwise
+accuracy guarantee (docs/numerics.md, "The accuracy guarantee of matmul";
+docs/api-matmul.md)."""
 
 from __future__ import annotations
 
+from contextlib import AbstractContextManager
 from typing import Any
 
 import numpy as np
 
+from .engines.base import Engine
 from .engines.select import engine_for
 from .errors import UnsupportedDTypeError
-from .options import GemmOptions
-from .scheme.gemm import emulated_matmul
+from .options import OzakiOptions
+from .profiling import Clock, HostClock, phase
+from .scheme.gemm import MatmulPlan, emulated_matmul, guaranteed_matmul, plan_matmul
 
-__all__ = ["SUPPORTED_DTYPES", "matmul"]
+__all__ = ["SUPPORTED_DTYPES", "MatmulPlan", "matmul", "matmul_plan"]
 
-SUPPORTED_DTYPES = tuple(np.dtype(t) for t in ("float32", "float64", "complex64", "complex128"))
-_SUPPORTED_NAMES = ", ".join(str(d) for d in SUPPORTED_DTYPES)
+#: the floating dtypes ozfft computes in; bool and integer operands are converted to
+#: float64 first, as numpy does when it mixes them with float64
+SUPPORTED_DTYPES = tuple(
+    np.dtype(t) for t in ("float16", "float32", "float64", "complex64", "complex128")
+)
+_SUPPORTED_NAMES = ", ".join(str(d) for d in SUPPORTED_DTYPES) + ", bool and integer dtypes"
 _SIGNATURE = "(n?,k),(k,m?)->(n?,m?)"
+#: significand bits of each supported floating dtype (its values' exactness in the scheme)
+_SIGNIFICAND_BITS = {"e": 11, "f": 24, "F": 24, "d": 53, "D": 53}
+
+
+def _supported(dtype: np.dtype) -> bool:
+    return dtype.kind in "biu" or dtype.char in _SIGNIFICAND_BITS
 
 
 def _as_operand(x: Any, name: str):
     if not hasattr(x, "dtype") or not hasattr(x, "shape"):
         x = np.asarray(x)
-    if x.dtype not in SUPPORTED_DTYPES:
+    if not _supported(x.dtype):
         raise UnsupportedDTypeError(name, x.dtype, _SUPPORTED_NAMES)
+    if not x.dtype.isnative:  # non-native byte order: same values, native layout
+        x = x.astype(x.dtype.newbyteorder("="))
     if x.ndim == 0:
         raise ValueError(
             f"matmul: Input operand {0 if name == 'a' else 1} does not have enough "
@@ -31,50 +48,46 @@ def _as_operand(x: Any, name: str):
     return x
 
 
-def matmul(
-    a: Any,
-    b: Any,
-    *,
-    precision: str = "fp64",
-    moduli: int | None = None,
-    mode: str = "fast",
-) -> Any:
-    """Matrix product ``a @ b`` emulated exactly on INT8 residues (Ozaki scheme II).
+def result_dtype(a_dtype: Any, b_dtype: Any) -> np.dtype:
+    """The dtype of ``ozfft.matmul(a, b)``: numpy's ``result_type`` when that is a
+    floating dtype (so float32 @ int8 is float32, float32 @ int64 float64, exactly as
+    numpy), else float64 (bool and integer operands only: ozfft computes in floats)."""
+    out = np.result_type(a_dtype, b_dtype)
+    return np.dtype(np.float64) if out.kind in "biu" else out
 
-    Follows :func:`numpy.matmul` for 1-D, 2-D and stacked (broadcast) operands. The
-    result has the operands' promoted dtype (float32, float64, complex64 or complex128).
 
-    The operands are scaled by powers of two and truncated to integers ``A'``, ``B'``;
-    ``A'B'`` is recovered *exactly* from its residues modulo ``moduli`` INT8 moduli by the
-    Chinese remainder theorem and rounded once to the output precision. The only error
-    is the truncation, bounded in docs/numerics.md.
+def _significand_bits(dtype: np.dtype) -> int:
+    return _SIGNIFICAND_BITS.get(dtype.char, 53)  # bool/int: their float64 values
 
-    Parameters
-    ----------
-    precision : {"fp64", "fp32"}
-        Target accuracy; selects the default number of moduli.
-    moduli : int, optional
-        Number of INT8 moduli (2..20), overriding the default of ``precision``.
-    mode : {"fast", "accurate"}
-        ``"fast"`` bounds the products by Cauchy–Schwarz; ``"accurate"`` runs an extra
-        small integer GEMM for a tighter bound (more bits kept per element).
 
-    Raises
-    ------
-    NonFiniteInputError (ValueError)
-        An operand contains NaN or Inf; the message names it.
-    UnsupportedDTypeError (TypeError)
-        An operand's dtype is not one of the four supported.
-    ValueError
-        Mismatched core dimensions, unbroadcastable batches, bad ``moduli``/``mode``.
-    """
-    options = GemmOptions(precision=precision, moduli=moduli, mode=mode)
+class _EventClock:
+    """CUDA-event timestamps on cupy's current stream (``ozfft.profiling.Clock``)."""
+
+    def __init__(self, cupy: Any) -> None:
+        self._cp = cupy
+
+    def mark(self) -> Any:
+        event = self._cp.cuda.Event()
+        event.record(self._cp.cuda.get_current_stream())
+        return event
+
+    def elapsed_ms(self, start: Any, stop: Any) -> float:
+        stop.synchronize()
+        return float(self._cp.cuda.get_elapsed_time(start, stop))
+
+
+def _clock(engine: Engine) -> Clock:
+    xp = engine.xp
+    return _EventClock(xp) if xp is not np and hasattr(xp, "cuda") else HostClock()
+
+
+def _prepare(a: Any, b: Any):
+    """Validate and broadcast the operands; return everything both paths need."""
     engine = engine_for(a, b)
     a = _as_operand(a, "a")
     b = _as_operand(b, "b")
-    xp = engine.xp
-    out_dtype = np.result_type(a.dtype, b.dtype)
-
+    out_dtype = result_dtype(a.dtype, b.dtype)
+    exact_bits = (_significand_bits(a.dtype), _significand_bits(b.dtype))
     squeeze = []
     if a.ndim == 1:
         a = a[None, :]
@@ -88,6 +101,103 @@ def matmul(
             f"signature {_SIGNATURE} (size {b.shape[-2]} is different from {a.shape[-1]})"
         )
     batch = np.broadcast_shapes(a.shape[:-2], b.shape[:-2])
+    return engine, a, b, out_dtype, exact_bits, squeeze, batch
+
+
+def matmul(
+    a: Any,
+    b: Any,
+    *,
+    precision: str = "fp64",
+    moduli: int | None = None,
+    mode: str = "fast",
+) -> Any:
+    """Matrix product ``a @ b`` computed exactly on INT8 residues (Ozaki scheme II),
+    with a componentwise error no worse than the native routine's standard bound.
+
+    Follows :func:`numpy.matmul` for 1-D, 2-D and stacked (broadcast) operands. The
+    operands are scaled by powers of two and truncated to integers ``A'``, ``B'``;
+    ``A'B'`` is recovered *exactly* from its residues modulo INT8 moduli by the Chinese
+    remainder theorem and rounded once. The number of moduli is chosen per call from
+    exact integer statistics of the operands so that the accuracy guarantee below holds;
+    the NumPy and CUDA engines take the same decision and return the same bits.
+
+    Parameters
+    ----------
+    a, b : array_like (numpy or cupy)
+        Operands, as for :func:`numpy.matmul`. float16, float32, float64, complex64,
+        complex128, bool and integer dtypes, any byte order; numpy arrays run on the
+        NumPy engine, cupy arrays on the CUDA engine.
+    precision : {"fp64", "fp32"}, default "fp64"
+        The unit roundoff ``u_p`` the guarantee is stated in: ``2**-53`` or ``2**-24``.
+    moduli : int, optional
+        Explicit number of INT8 moduli (2..20; numpy integer scalars accepted). Turns the
+        guarantee **off**: one product with exactly that many moduli, whatever the
+        data (the error is still bounded a priori, docs/numerics.md "Error analysis",
+        but may exceed the native routine's). Default: chosen per call.
+    mode : {"fast", "accurate"}, default "fast"
+        Scaling rule: ``"fast"`` bounds each row's products by Cauchy–Schwarz;
+        ``"accurate"`` runs an extra small integer GEMM for a tighter bound (more bits
+        kept per entry, so fewer calls need more moduli).
+
+    Returns
+    -------
+    ndarray (numpy or cupy, as the operands)
+        Shape as :func:`numpy.matmul`. dtype: ``numpy.result_type(a, b)`` when that is a
+        floating dtype (float16, float32, float64, complex64, complex128); float64 when
+        both operands are bool or integer (numpy would return an integer or bool array;
+        ozfft computes in floats and converts integers to float64 first, exact up to
+        ``2**53``).
+
+    Raises
+    ------
+    NonFiniteInputError (ValueError)
+        An operand contains NaN or Inf; the message names it.
+    UnsupportedDTypeError (TypeError)
+        An operand's dtype is not a number type ozfft computes in (long double, object,
+        strings, datetimes).
+    ValueError
+        Mismatched core dimensions, unbroadcastable batches, a 0-d operand, bad
+        ``precision``, ``moduli`` or ``mode``.
+    TypeError
+        ``moduli`` is not an integer; numpy and cupy operands are mixed.
+
+    Notes
+    -----
+    **Accuracy.** Without ``moduli=``, for every finite input and every output entry,
+
+        |ozfft.matmul(a, b)_ij - (AB)_ij| <= k u (|A||B|)_ij + eta
+
+    (real and imaginary parts separately for complex operands, with
+    ``(|A||B|)_ij = sum_h |Re a||Re b| + |Im a||Im b|`` for the real part and
+    ``sum_h |Re a||Im b| + |Im a||Re b|`` for the imaginary part), where ``k`` is the inner
+    dimension, ``u = max(u_p, u_out)`` (``u_out`` the output dtype's unit roundoff) and
+    ``eta`` the final rounding's underflow term (half the smallest subnormal, per
+    product). This is the standard bound of a native GEMM in the output precision
+    (``numpy.matmul``, cuBLAS). Well-scaled inputs keep the documented default moduli
+    counts (16 for fp64, 8 for fp32); wider ranges get up to 20, then hi/lo splits of
+    the operands (up to 4 exact products summed in float64); a call that would need
+    more is computed by the native routine (``numpy.matmul`` / ``cupy.matmul``, reported
+    as the profiling phase ``native``). :func:`matmul_plan` says what a call will do.
+    Results that overflow are ±inf as in numpy. See docs/numerics.md, "The accuracy
+    guarantee of matmul".
+
+    Examples
+    --------
+    >>> import numpy as np, ozfft
+    >>> a = np.array([[1.0, 2.0], [3.0, 4.0]])
+    >>> ozfft.matmul(a, a)
+    array([[ 7., 10.],
+           [15., 22.]])
+    >>> ozfft.matmul(np.arange(4).reshape(2, 2), np.eye(2, dtype=int))  # ints: float64
+    array([[0., 1.],
+           [2., 3.]])
+    >>> ozfft.linalg.matmul_plan(a, a).describe()
+    '16'
+    """
+    options = OzakiOptions(precision=precision, moduli=moduli, mode=mode)
+    engine, a, b, out_dtype, exact_bits, squeeze, batch = _prepare(a, b)
+    xp = engine.xp
     m, k = a.shape[-2:]
     n = b.shape[-1]
     compute = np.complex128 if out_dtype.kind == "c" else np.float64
@@ -96,9 +206,76 @@ def matmul(
     else:
         a = xp.broadcast_to(a.astype(compute, copy=False), (*batch, m, k))
         b = xp.broadcast_to(b.astype(compute, copy=False), (*batch, k, n))
-        out = emulated_matmul(
-            engine, a, b, num_moduli=options.num_moduli, mode=options.mode, out_dtype=out_dtype
-        )
+        out = _compute(engine, a, b, options, out_dtype, exact_bits)
     for axis in squeeze:
         out = out.squeeze(axis) if out.shape[axis] == 1 else out
     return out
+
+
+def _compute(engine: Engine, a, b, options: OzakiOptions, out_dtype, exact_bits):
+    if options.moduli is not None:  # explicit count: no guarantee
+        engine_dtype = np.float32 if out_dtype == np.float16 else out_dtype
+        out = emulated_matmul(
+            engine, a, b, num_moduli=options.moduli, mode=options.mode, out_dtype=engine_dtype
+        )
+        return out.astype(out_dtype, copy=False)
+    clock = _clock(engine)
+
+    def timer(name: str) -> AbstractContextManager:
+        return phase(name, clock)
+
+    # a float16 result is rounded once from float64 (rounding_error_bound counts it)
+    engine_dtype = np.float64 if out_dtype == np.float16 else out_dtype
+    out, plan = guaranteed_matmul(
+        engine,
+        a,
+        b,
+        precision=options.precision,
+        mode=options.mode,
+        out_dtype=engine_dtype,
+        out_bits=_significand_bits(out_dtype),
+        exact_bits=exact_bits,
+        timer=timer,
+    )
+    if plan.native:  # in the compute dtype (float64 / complex128), rounded once below
+        with phase("native", clock):
+            out = engine.xp.matmul(a, b)
+    with np.errstate(over="ignore"):
+        return out.astype(out_dtype, copy=False)
+
+
+def matmul_plan(
+    a: Any,
+    b: Any,
+    *,
+    precision: str = "fp64",
+    moduli: int | None = None,
+    mode: str = "fast",
+) -> MatmulPlan:
+    """What :func:`matmul` does for these operands and options, without computing the
+    product: the moduli count per exact product, whether A and/or B are split into hi
+    and lo parts, or whether the native routine runs (``plan.describe()`` gives a short
+    form: ``"16"``, ``"19"``, ``"16 x4 (a and b split)"``, ``"native"``)."""
+    options = OzakiOptions(precision=precision, moduli=moduli, mode=mode)
+    engine, a, b, out_dtype, exact_bits, _, batch = _prepare(a, b)
+    if options.moduli is not None:
+        return MatmulPlan(options.moduli, guaranteed=False, reason="explicit moduli=")
+    m, k = a.shape[-2:]
+    n = b.shape[-1]
+    if 0 in (*batch, m, n, k):
+        return MatmulPlan(options.num_moduli, reason="empty product")
+    xp = engine.xp
+    compute = np.complex128 if out_dtype.kind == "c" else np.float64
+    a = engine.prepare_operand(xp.broadcast_to(a.astype(compute, copy=False), (*batch, m, k)))
+    b = xp.broadcast_to(b.astype(compute, copy=False), (*batch, k, n))
+    bt = engine.prepare_operand(xp.swapaxes(b, -1, -2))
+    plan, _ = plan_matmul(
+        engine,
+        a,
+        bt,
+        precision=options.precision,
+        mode=options.mode,
+        out_bits=_significand_bits(out_dtype),
+        exact_bits=exact_bits,
+    )
+    return plan

@@ -7,8 +7,9 @@ construction with the messages users see, so no layer below re-checks them.
 
 from __future__ import annotations
 
+import operator
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
 
 from .ozaki.bounds import PRECISIONS, default_fft_moduli, default_moduli
 from .ozaki.moduli import MAX_MODULI, MIN_MODULI
@@ -37,12 +38,26 @@ def _check_moduli(moduli: int | None) -> None:
         raise ValueError(f"moduli must be between {MIN_MODULI} and {MAX_MODULI}, got {moduli}")
 
 
+def _integer_scalar(value: Any) -> Any:
+    """A numpy (or other ``__index__``) integer scalar as a Python int; bools and
+    everything else unchanged (``_check_moduli`` names them)."""
+    if isinstance(value, int) or value is None or type(value).__name__ in ("bool", "bool_"):
+        return value
+    try:
+        return operator.index(value)
+    except TypeError:
+        return value
+
+
 @dataclass(frozen=True)
 class OzakiOptions:
     """How an emulated product is computed.
 
-    precision: target accuracy, ``"fp64"`` or ``"fp32"``; picks the default moduli count.
-    moduli: number of INT8 moduli (``2..20``) or ``None`` for the precision's default.
+    precision: the unit roundoff of ``ozfft.matmul``'s accuracy guarantee, ``"fp64"``
+    (``2**-53``) or ``"fp32"`` (``2**-24``); also picks the default moduli count.
+    moduli: an explicit number of INT8 moduli (``2..20``; numpy integer scalars are
+    accepted), which turns the guarantee off, or ``None``: chosen per call, starting
+    from the precision's default (docs/numerics.md, "The accuracy guarantee of matmul").
     mode: ``"fast"`` (Cauchy–Schwarz scaling) or ``"accurate"`` (extra bounding GEMM).
     """
 
@@ -54,14 +69,22 @@ class OzakiOptions:
         _check_precision(self.precision)
         if self.mode not in MODES:
             raise ValueError(f"mode must be one of {MODES}, got {self.mode!r}")
+        object.__setattr__(self, "moduli", _integer_scalar(self.moduli))
         _check_moduli(self.moduli)
 
     @property
     def num_moduli(self) -> int:
-        """The moduli count actually used."""
+        """The explicit count, else the documented default of ``precision`` and ``mode``
+        (16 for fp64, 8 for fp32): the count a call uses when its data allow it
+        (``ozfft.linalg.matmul_plan`` says what one call uses)."""
         if self.moduli is not None:
             return self.moduli
         return default_moduli(self.precision, self.mode)
+
+    @property
+    def guaranteed(self) -> bool:
+        """Whether ``ozfft.matmul`` keeps its accuracy guarantee (no explicit moduli)."""
+        return self.moduli is None
 
 
 #: the name ozfft 0.1 used; kept for existing callers

@@ -197,3 +197,77 @@ def test_bench_numpy_gemm_module_main_runs(tmp_path):
     assert done.returncode == 0, done.stderr
     assert f"wrote {tmp_path / 'numpy_gemm.json'}" in done.stdout
     assert [r["m"] for r in json.loads((tmp_path / "numpy_gemm.json").read_text())] == [16]
+
+
+# -- errors, help and defaults -----------------------------------------------------------
+
+
+def test_bare_command_prints_help(capsys):
+    assert main([]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("usage: ozfft") and "check" in out and "bench" in out
+    assert main(["bench"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("usage: ozfft bench") and "numpy-gemm" in out
+
+
+@pytest.mark.parametrize(
+    "argv, defaults",
+    [
+        (["check", "--help"], ["(default: 512)", "(default: fast)", "(default: 32)"]),
+        (["bench", "numpy-gemm", "--help"], ["default: 0"]),
+        (["bench", "all", "--help"], ["(default: [64, 128, 256, 512])"]),
+    ],
+)
+def test_help_shows_defaults(capsys, argv, defaults):
+    with pytest.raises(SystemExit) as info:
+        main(argv)
+    assert info.value.code == 0
+    out = " ".join(capsys.readouterr().out.split())
+    for text in defaults:
+        assert text in out, text
+
+
+@pytest.mark.parametrize(
+    "argv, start",
+    [
+        (["check", "--size", "x"], "ozfft check: error: argument --size: invalid int value"),
+        (["nope"], "ozfft: error: argument COMMAND: invalid choice: 'nope'"),
+        (["bench", "gemm", "--ops", "hgemm"], "ozfft bench gemm: error: argument --ops"),
+    ],
+)
+def test_argument_errors_are_one_line(capsys, argv, start):
+    with pytest.raises(SystemExit) as info:
+        main(argv)
+    assert info.value.code == 2
+    err = capsys.readouterr().err
+    assert err.startswith(start) and err.count("\n") == 1 and "usage:" not in err
+
+
+def test_ozfft_errors_are_one_line(capsys, monkeypatch):
+    import ozfft.cli
+    from ozfft.errors import KernelCompileError
+
+    def broken(args):
+        raise KernelCompileError("gemm/phase_b.cu", "sm_90", "line 1: bad\nline 2: worse", None)
+
+    monkeypatch.setattr(ozfft.cli, "_cmd_check", broken)
+    assert main(["check"]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("ozfft: error: NVRTC could not compile kernel 'gemm/phase_b.cu'")
+    assert err.count("\n") == 1 and "more lines" in err and "Traceback" not in err
+
+
+def test_environment_errors_are_one_line_without_traceback():
+    """A bad OZFFT_* value through the real entry point: one line, exit status 1."""
+    import os
+
+    env = {**os.environ, "OZFFT_ENGINE": "tpu"}
+    done = subprocess.run(
+        [sys.executable, "-m", "ozfft.cli", "check", "--size", "4"],
+        capture_output=True,
+        text=True,
+        env=env,
+    )
+    assert done.returncode == 1, done.stderr
+    assert done.stderr == "ozfft: error: OZFFT_ENGINE must be 'numpy' or 'cuda', not 'tpu'\n"

@@ -17,17 +17,39 @@ growth as a float dot product's typical ``sqrt(k) u``.  Matching FP64 therefore 
 unit of the exponent spread ``phi``; the defaults below were chosen on the papers'
 test matrices (phi <= 1, k = 1 .. 2**17+1) so that the max relative error is never
 worse than numpy's float64 (resp. float32) matmul; tests/test_accuracy.py checks it.
+
+The accuracy guarantee (docs/numerics.md, "The accuracy guarantee of matmul").  Without
+``moduli=``, ``ozfft.matmul`` promises ``|C_ij - Ĉ_ij| <= k u (|A||B|)_ij`` (plus the
+underflow term of the final rounding) with ``u = max(2**-p, u_out)``, ``p`` =
+:data:`PRECISION_BITS`.  The rules below turn that promise into integer conditions:
+:func:`truncation_budget` gives the exponent ``r`` of the truncation budget
+``rho = 2**-r`` left after the roundings; each operand gets ``rho / 2``. A row of A
+meets its half when every entry is represented to relative precision ``rho / 2``
+(:func:`element_deficit`) or when ``2**-sigma_i ||b_j||_1 <= (rho/2) LB_ij`` for an exact
+integer lower bound ``LB`` of ``(|A||B|)_ij`` (:func:`pairing_offset`).
 """
 
 from __future__ import annotations
 
+from fractions import Fraction
+
 __all__ = [
     "DEFAULT_FFT_MODULI",
     "DEFAULT_MODULI",
+    "MAX_PRODUCTS",
+    "NO_BUDGET",
     "PRECISIONS",
+    "PRECISION_BITS",
     "default_fft_moduli",
     "default_moduli",
+    "element_deficit",
+    "floor_log2_fraction",
+    "lower_bound_bits",
+    "pairing_offset",
+    "rounding_error_bound",
     "truncation_bound",
+    "truncation_budget",
+    "truncation_slack",
 ]
 
 #: target precisions every entry point accepts
@@ -67,3 +89,105 @@ def truncation_bound(abs_a_rowsum, abs_b_colsum, shift_a, shift_b, xp):
     term_b = xp.ldexp(abs_b_colsum[..., None, :], -shift_a[..., :, None])
     term_a = xp.ldexp(abs_a_rowsum[..., :, None], -shift_b[..., None, :])
     return (term_a + term_b) * (1 + 2.0**-50)
+
+
+# -- the accuracy guarantee (docs/numerics.md, "The accuracy guarantee of matmul") ------
+
+#: ``p`` of each precision's unit roundoff ``u = 2**-p``
+PRECISION_BITS: dict[str, int] = {"fp64": 53, "fp32": 24}
+
+#: most exact products one call may run (hi/lo parts of both operands); a call that
+#: would need more is computed by the native routine
+MAX_PRODUCTS = 4
+
+#: "no truncation budget": the truncated operands must be exact
+NO_BUDGET = None
+
+_FLOAT64_BITS = 53
+
+
+def floor_log2_fraction(value: Fraction) -> int:
+    """Exact ``floor(log2 value)`` of a positive rational."""
+    if value <= 0:
+        raise ValueError("floor_log2_fraction needs a positive value")
+    e = value.numerator.bit_length() - value.denominator.bit_length()
+    if Fraction(2) ** e > value:
+        e -= 1
+    return e
+
+
+def rounding_error_bound(products: int, out_bits: int) -> Fraction:
+    """``F``: every rounding after the exact integer products, in units of ``(|A||B|)_ij``.
+
+    One product rounded once to a float64 or float32 output: ``F = u_out`` (the
+    product's magnitude is at most ``(|A||B|)_ij`` because truncation only shrinks
+    entries). ``S >= 2`` products (split operands) are each rounded to float64, added
+    with error-free TwoSum steps whose errors are summed apart, and the two sums added
+    once: their magnitudes add up to at most ``(|A||B|)_ij`` (hi and lo parts share the
+    entry's sign), so the product roundings cost ``u64``, the final addition ``u64``
+    and the error sum's own roundings less than ``3 S**2 u64**2``. A narrower output adds
+    its rounding of that float64 value; a float16 output is always rounded from float64
+    (``S = 1`` included).
+    """
+    u_out = Fraction(1, 2**out_bits)
+    if products == 1 and out_bits in (53, 24):
+        return u_out
+    u64 = Fraction(1, 2**_FLOAT64_BITS)
+    f = u64 if products == 1 else 2 * u64 + 3 * products**2 * u64**2
+    return f if out_bits == _FLOAT64_BITS else f + u_out * (1 + f)
+
+
+def truncation_slack(k: int, precision: str, out_bits: int, products: int) -> Fraction:
+    """``k u - F``: what the promise ``k u (|A||B|)_ij`` leaves for truncation, with
+    ``u = max(2**-PRECISION_BITS[precision], 2**-out_bits)`` and ``F`` the
+    :func:`rounding_error_bound`. Negative: no plan with that many products can keep
+    the promise; zero: the truncated operands must be exact."""
+    u = max(Fraction(1, 2 ** PRECISION_BITS[precision]), Fraction(1, 2**out_bits))
+    return k * u - rounding_error_bound(products, out_bits)
+
+
+def truncation_budget(k: int, precision: str, out_bits: int, products: int) -> int | None:
+    """Exponent ``r`` of the truncation budget ``rho = 2**-r <= k u - F``
+    (:func:`truncation_slack`), or :data:`NO_BUDGET` when there is none (slack <= 0:
+    the truncated operands must be exact, and for a negative slack even that is not
+    enough — callers check :func:`truncation_slack` first)."""
+    slack = truncation_slack(k, precision, out_bits, products)
+    if slack <= 0:
+        return NO_BUDGET
+    return -floor_log2_fraction(slack)
+
+
+def element_deficit(xp, q_min, exact_bits: int, r: int | None):
+    """Bits a row's shift lacks so that every entry meets relative precision
+    ``rho / 2 = 2**-(r+1)``, or is exact.
+
+    ``q_min = sigma + e_min`` (``e_min`` the smallest frexp exponent of the row's nonzero
+    entries, each part of a complex entry counted). An entry ``f 2**e`` truncated at
+    ``2**-sigma`` is exact when ``sigma + e >= exact_bits`` (its significand bits) and
+    otherwise has relative error below ``2**(1 - sigma - e)``; so ``q_min >= r + 2`` or
+    ``q_min >= exact_bits`` suffices. Returns ``max(0, threshold - q_min)`` (int64).
+    """
+    threshold = exact_bits if r is None else min(exact_bits, r + 2)
+    return xp.maximum(threshold - q_min, 0)
+
+
+def pairing_offset(r: int, lower_bound_bits: int) -> int:
+    """``r + 1 + 2 g``: the pairing condition of a row of A reads
+
+        floor_log2(G_ij) >= (r + 1 + 2 g - q_i) + (nb_j - E_j)
+
+    for ``2**-sigma_i 2**nb_j <= 2**-(r+1) 2**(E_i + E_j - 2g) G_ij``, where
+    ``q_i = sigma_i + E_i``, ``||b_j||_1 <= 2**nb_j`` and ``2**(E_i+E_j-2g) G_ij`` is the
+    exact integer lower bound of ``(|A||B|)_ij`` built from ``g``-bit magnitudes.
+    """
+    return r + 1 + 2 * lower_bound_bits
+
+
+def _ceil_log2_int(v: int) -> int:
+    return max(v - 1, 0).bit_length()
+
+
+def lower_bound_bits(terms: int) -> int:
+    """``g``: bits of the magnitudes of the lower-bound product so that a float64 GEMM
+    of ``terms`` products of ``g``-bit integers is exact (``terms 2**(2g) <= 2**53``)."""
+    return (_FLOAT64_BITS - _ceil_log2_int(terms)) // 2

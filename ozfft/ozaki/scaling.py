@@ -42,6 +42,8 @@ __all__ = [
     "ceil_log2",
     "fast_shift",
     "fast_shift_squared",
+    "norm1_exponent_bound",
+    "norm1_exponent_fast",
 ]
 
 #: ``c = ceil(|f| * 2**BOUND_MANTISSA_BITS)`` bounds each mantissa from above.
@@ -97,3 +99,26 @@ def accurate_shift(xp, max_exp, bound_max, budget_bits: int, bound_bits: int):
     alpha = (budget_bits - 1 - ceil_log2(xp, bound_max.astype(xp.int64))) // 2
     shift = alpha - max_exp.astype(xp.int64) + bound_bits
     return xp.where(bound_max > 0, shift, 0).astype(xp.int64)
+
+
+# -- 1-norm bounds for the accuracy guarantee (ozfft/ozaki/bounds.py) ------------------
+
+
+def norm1_exponent_fast(xp, max_exp, sumsq, terms: int):
+    """``nb`` with ``||a||_1 <= 2**nb`` from the fast-mode statistics (exact integers).
+
+    ``||a||_2**2 <= S 2**(2E - 30)`` and Cauchy–Schwarz over ``terms`` values (``k``, or
+    ``2k`` parts of a complex row, whose 1-norm sums ``|re| + |im|``) give
+    ``||a||_1 <= 2**(ceil((ceil_log2(terms) + ceil_log2 S) / 2) + E - 15)``.
+    """
+    half_bits = (2 * BOUND_MANTISSA_BITS + FRACTION_BITS) // 2
+    terms_bits = max(int(terms) - 1, 0).bit_length()
+    total = terms_bits + ceil_log2(xp, sumsq.astype(xp.int64))
+    return -((-total) // 2) + max_exp.astype(xp.int64) - half_bits
+
+
+def norm1_exponent_bound(xp, max_exp, bound_rowsum, bound_bits: int):
+    """``nb`` with ``||a||_1 <= 2**nb`` from the accurate-mode bound operand: its row
+    sums ``R = sum_h Abar_h`` (``Abar_h >= 2**(g-E)|a_h|``, complex parts summed) give
+    ``||a||_1 <= 2**(E - g) R``."""
+    return max_exp.astype(xp.int64) - bound_bits + ceil_log2(xp, bound_rowsum.astype(xp.int64))

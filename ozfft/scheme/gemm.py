@@ -1,28 +1,141 @@
-"""The engine-independent Ozaki-II product: scaling -> residues -> Phase A -> Phase B."""
+"""The engine-independent Ozaki-II product: scaling -> residues -> Phase A -> Phase B,
+and the plan that keeps ``ozfft.matmul``'s accuracy guarantee.
+
+:func:`emulated_matmul` runs one product with a given moduli count (``moduli=``, no
+guarantee). :func:`guaranteed_matmul` first decides, from exact integer statistics of
+the operands, a :class:`MatmulPlan`: the fewest moduli (default 16 / 8, at most 20)
+for which the componentwise bound ``k u (|A||B|)_ij`` of docs/numerics.md ("The
+accuracy guarantee of matmul") is proved; else hi/lo splits of the operands (up to
+:data:`~ozfft.ozaki.bounds.MAX_PRODUCTS` exact products summed in float64); else
+"native" (the caller runs the native routine). Every quantity the decision reads is an
+exact integer (or an exactly computed float64 integer), so both engines take the same
+decision and return the same bits; on a GPU the decision costs one small device->host
+read per stage of the search (one for well-scaled inputs).
+
+The decision, per operand row (A's rows, B's columns, as rows of ``Bt``):
+
+* ``q_i = sigma_i + E_i``: bits the row keeps above its grid ``2**-sigma_i``;
+* element rule: ``sigma_i + e_min,i >= min(p_in, r + 2)`` (every entry exact or within
+  relative ``2**-(r+1)``; ``e_min`` is read only when needed);
+* pairing rule: ``floor_log2 G_ij >= (r + 1 + 2g - q_i) + (nb_j - E_j)`` where
+  ``2**(E_i+E_j-2g) G_ij <= (|A||B|)_ij`` is an exact lower bound from ``g``-bit floor
+  magnitudes on at most :data:`SUBSET` inner indices (picked by a content hash, so
+  permuting ``k`` changes nothing), first for tiles of :data:`TILE` x :data:`TILE`
+  entries (minimum magnitudes over the tile's rows: a bound for every entry of the
+  tile; cheap), then, if that fails, entry by entry.
+
+A row passes when either rule holds; the deficits (bits missing) of all rows reduce to
+one integer per operand and moduli count (the shifts of every count from the default to
+20 are computed at once), so one read decides the count.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from contextlib import AbstractContextManager, nullcontext
+from dataclasses import dataclass, field
 from typing import Any
+
+import numpy as np
 
 from .._logging import logger
 from ..engines.base import Engine
-from ..ozaki.moduli import moduli_set
-from ..ozaki.scaling import accurate_bound_bits, accurate_shift, fast_shift
+from ..ozaki.bounds import (
+    MAX_PRODUCTS,
+    default_moduli,
+    element_deficit,
+    lower_bound_bits,
+    pairing_offset,
+    truncation_budget,
+    truncation_slack,
+)
+from ..ozaki.moduli import MAX_MODULI, moduli_set
+from ..ozaki.scaling import (
+    ZERO_ROW_EXP,
+    accurate_bound_bits,
+    accurate_shift,
+    fast_shift,
+    norm1_exponent_bound,
+    norm1_exponent_fast,
+)
 
-__all__ = ["compute_shifts", "emulated_matmul"]
+__all__ = [
+    "SUBSET",
+    "TILE",
+    "MatmulPlan",
+    "compute_shifts",
+    "emulated_matmul",
+    "guaranteed_matmul",
+    "plan_matmul",
+]
+
+#: inner indices (a strided subset) of the lower-bound product of the pairing rule
+SUBSET = 128
+#: rows and columns per tile of the cheap (first) pairing test
+TILE = 4
+#: entries per block of the entrywise pairing test (bounds its temporaries)
+_BLOCK_ENTRIES = 1 << 22
+#: "infinitely many bits": a deficit no moduli count can meet
+_NEVER = 1 << 24
+
+#: a context-manager factory ``timer(name)`` for the decision's own work (the API
+#: layer passes ``ozfft.profiling.phase`` bound to the engine's clock)
+Timer = Callable[[str], AbstractContextManager]
+
+
+def _no_timer(name: str) -> AbstractContextManager:
+    return nullcontext()
+
+
+@dataclass(frozen=True)
+class MatmulPlan:
+    """How one ``ozfft.matmul`` call is computed.
+
+    moduli: INT8 moduli per exact product (0 when native).
+    split_a, split_b: whether A (B) is split into hi and lo parts (one exact product per
+    pair of parts, summed in float64).
+    native: computed by the native routine (numpy / cupy ``matmul``).
+    guaranteed: the accuracy guarantee holds (False only for an explicit ``moduli=``).
+    reason: one line saying why.
+    """
+
+    moduli: int
+    split_a: bool = False
+    split_b: bool = False
+    native: bool = False
+    guaranteed: bool = True
+    reason: str = ""
+
+    @property
+    def products(self) -> int:
+        """Exact Ozaki-II products the plan runs (0 when native)."""
+        return 0 if self.native else (1 + self.split_a) * (1 + self.split_b)
+
+    def describe(self) -> str:
+        """Short form: ``"16"``, ``"20"``, ``"16 x2 (a split)"``, ``"native"``."""
+        if self.native:
+            return "native"
+        if self.products == 1:
+            return str(self.moduli)
+        parts = " and ".join(name for name, s in (("a", self.split_a), ("b", self.split_b)) if s)
+        return f"{self.moduli} x{self.products} ({parts} split)"
 
 
 def compute_shifts(engine: Engine, a: Any, bt: Any, num_moduli: int, mode: str):
     """Row shifts of ``a`` ``(..., m, k)`` and of ``bt`` ``(..., n, k)`` (stage 1)."""
+    sa, sb, extra = _stats(engine, a, bt, mode)
+    return _shifts(engine.xp, sa, sb, extra, num_moduli, mode)
+
+
+def _stats(engine: Engine, a: Any, bt: Any, mode: str):
+    """Row statistics of both operands; accurate mode adds ``Cbar``'s row/col maxima
+    and the bound operands' row sums."""
     xp = engine.xp
-    budget = moduli_set(num_moduli).budget_bits
     need_sumsq = mode == "fast"
     sa = engine.row_stats(a, "a", need_sumsq=need_sumsq)
     sb = engine.row_stats(bt, "b", need_sumsq=need_sumsq)
     if mode == "fast":
-        return fast_shift(xp, sa.max_exp, sa.sumsq, budget), fast_shift(
-            xp, sb.max_exp, sb.sumsq, budget
-        )
+        return sa, sb, None
     g = accurate_bound_bits(xp.iscomplexobj(a))
     abar = engine.bound_operand(a, sa.max_exp, g)
     btbar = engine.bound_operand(bt, sb.max_exp, g)
@@ -33,9 +146,65 @@ def compute_shifts(engine: Engine, a: Any, bt: Any, num_moduli: int, mode: str):
         if cbar.shape[-2]
         else xp.zeros(cbar.shape[:-2] + cbar.shape[-1:], xp.int64)
     )
+    extra = {
+        "g": g,
+        "row_max": row_max,
+        "col_max": col_max,
+        "abar": abar,
+        "btbar": btbar,
+    }
+    return sa, sb, extra
+
+
+def _shifts(xp, sa, sb, extra, num_moduli: int, mode: str):
+    budget = moduli_set(num_moduli).budget_bits
+    return _shifts_for(xp, sa, sb, extra, budget, mode)
+
+
+def _shifts_for(xp, sa, sb, extra, budget, mode: str):
+    """Shifts for the CRT budget ``budget`` (an int, or an int64 array broadcasting
+    against the rows: several moduli counts at once)."""
+    if mode == "fast":
+        return fast_shift(xp, sa.max_exp, sa.sumsq, budget), fast_shift(
+            xp, sb.max_exp, sb.sumsq, budget
+        )
+    g = extra["g"]
     return (
-        accurate_shift(xp, sa.max_exp, row_max, budget, g),
-        accurate_shift(xp, sb.max_exp, col_max, budget, g),
+        accurate_shift(xp, sa.max_exp, extra["row_max"], budget, g),
+        accurate_shift(xp, sb.max_exp, extra["col_max"], budget, g),
+    )
+
+
+def _product(
+    engine: Engine,
+    a: Any,
+    bt: Any,
+    shift_a: Any,
+    shift_b: Any,
+    num_moduli: int,
+    out_dtype: Any,
+    complex_method: str,
+    residues: dict | None = None,
+) -> Any:
+    """One exact product ``trunc(2**sa a) trunc(2**sb bt)^T`` rounded to ``out_dtype``;
+    ``residues`` caches residue stacks by ``(id(x), id(shift))``."""
+    moduli = moduli_set(num_moduli)
+    cache = {} if residues is None else residues
+
+    def res(x: Any, shift: Any) -> Any:
+        key = (id(x), id(shift))
+        if key not in cache:
+            cache[key] = engine.residues(x, shift, moduli)
+        return cache[key]
+
+    return engine.exact_product(
+        res(a, shift_a),
+        res(bt, shift_b),
+        shift_a,
+        shift_b,
+        moduli,
+        out_dtype,
+        complex_method=complex_method,
     )
 
 
@@ -49,7 +218,8 @@ def emulated_matmul(
     out_dtype: Any,
     complex_method: str = "karatsuba",
 ) -> Any:
-    """``a @ b`` for same-batch-shape float64/complex128 stacks, via Ozaki scheme II."""
+    """``a @ b`` for same-batch-shape float64/complex128 stacks, via Ozaki scheme II,
+    with ``num_moduli`` moduli (no accuracy guarantee: the explicit ``moduli=`` path)."""
     xp = engine.xp
     moduli = moduli_set(num_moduli)
     a = engine.prepare_operand(a)
@@ -64,8 +234,489 @@ def emulated_matmul(
         moduli.log2_product,
         mode,
     )
-    ra = engine.residues(a, shift_a, moduli)
-    rbt = engine.residues(bt, shift_b, moduli)
-    return engine.exact_product(
-        ra, rbt, shift_a, shift_b, moduli, out_dtype, complex_method=complex_method
+    return _product(engine, a, bt, shift_a, shift_b, num_moduli, out_dtype, complex_method)
+
+
+# -- the guarantee -----------------------------------------------------------------------
+
+
+def _to_host(xp, x: Any) -> np.ndarray:
+    """One device->host read (numpy arrays pass through)."""
+    return np.asarray(xp.asnumpy(x)) if hasattr(xp, "asnumpy") else np.asarray(x)
+
+
+def _parts(xp, x: Any) -> list:
+    return [x.real, x.imag] if xp.iscomplexobj(x) else [x]
+
+
+def _min_exponent(xp, x: Any) -> Any:
+    """Smallest frexp exponent of the nonzero entries (parts) of each row; rows without
+    one get ``_NEVER`` (they are exact)."""
+    out = None
+    for part in _parts(xp, x):
+        frac, exp = xp.frexp(part)
+        e = xp.where(frac != 0, exp.astype(xp.int64), _NEVER).min(axis=-1)
+        out = e if out is None else xp.minimum(out, e)
+    return out
+
+
+def _remainder(xp, x: Any, shift: Any) -> Any:
+    """``x - trunc(2**shift x) 2**-shift``, exactly (the part the first scaling drops)."""
+    s = shift[..., None].astype(xp.int32)
+
+    def rem(p: Any) -> Any:
+        return p - xp.ldexp(xp.trunc(xp.ldexp(p, s)), -s)
+
+    if not xp.iscomplexobj(x):
+        return rem(x)
+    out = xp.empty(x.shape, x.dtype)
+    out.real = rem(x.real)
+    out.imag = rem(x.imag)
+    return out
+
+
+def _floor_log2(xp, g: Any) -> Any:
+    """Exact ``floor(log2 g)`` of nonnegative float64 values (``-_NEVER`` for 0,
+    ``_NEVER`` for inf)."""
+    _, e = xp.frexp(g)
+    out = xp.where(g > 0, e.astype(xp.int64) - 1, -_NEVER)
+    return xp.where(xp.isinf(g), _NEVER, out)
+
+
+def _scale(xp, d: Any) -> Any:
+    """``2**-d`` as float64 (exact powers of two). ``d`` is clipped to +-960, so that a
+    product with a lower-bound entry (< 2**54) never overflows; only zero rows
+    (``d = -_NEVER``) reach the clip, and they constrain nothing either way."""
+    return xp.ldexp(xp.ones(d.shape, xp.float64), (-xp.clip(d, -960, 960)).astype(xp.int32))
+
+
+def _reduced_deficits(xp, g: Any, da: Any, db: Any) -> tuple[Any, Any]:
+    """``max_j (db_j - floor_log2 g_ij)`` per row and ``max_i (da_i - floor_log2 g_ij)``
+    per column, as ``-floor_log2(min_j g_ij 2**-db_j)`` (scaling by a power of two is
+    exact, and ``floor_log2`` is monotone): two multiplies and two reductions."""
+    ra = -_floor_log2(xp, (g * _scale(xp, db)[..., None, :]).min(axis=-1))
+    rb = -_floor_log2(xp, (g * _scale(xp, da)[..., :, None]).min(axis=-2))
+    return ra, rb
+
+
+def _tile_max(xp, v: Any, tile: int, fill: int) -> Any:
+    """``(..., rows) -> (..., ceil(rows/tile))`` maxima (padding ``fill``)."""
+    rows = v.shape[-1]
+    pad = -rows % tile
+    if pad:
+        v = xp.concatenate([v, xp.full((*v.shape[:-1], pad), fill, v.dtype)], axis=-1)
+    return v.reshape(*v.shape[:-1], -1, tile).max(axis=-1)
+
+
+def _untile(xp, v: Any, tile: int, rows: int) -> Any:
+    return xp.repeat(v, tile, axis=-1)[..., :rows]
+
+
+@dataclass
+class _Operand:
+    """One operand as rows over k (A, or B transposed) and what the decision reads."""
+
+    name: str
+    x: Any  #: (..., rows, k) float64 / complex128
+    max_exp: Any  #: (..., rows) int64
+    sumsq: Any | None  #: fast-mode S (None in accurate mode until a split needs it)
+    nb: Any  #: (..., rows) int64, ||row||_1 <= 2**nb
+    exact_bits: int  #: significand bits of the values (53 float64, 24 float32, 11 half)
+    zero: Any  #: (..., rows) bool, all-zero rows
+    e_min: Any | None = None
+    cache: dict = field(default_factory=dict)
+
+    def emin(self, xp) -> Any:
+        if self.e_min is None:
+            self.e_min = _min_exponent(xp, self.x)
+        return self.e_min
+
+
+_HASH_MULT = np.uint64(0x9E3779B97F4A7C15)  # odd 64-bit constants (golden ratio, splitmix64)
+_HASH_MIX = np.uint64(0xBF58476D1CE4E5B9)
+
+
+def _index_hash(xp, x: Any, salt: int) -> Any:
+    """A 64-bit hash of every inner index ``h`` of ``x`` (..., rows, k): the bit patterns
+    of ``x[..., h]`` (both parts of a complex entry) weighted by odd per-row constants,
+    summed modulo 2**64. It moves with its column when ``k`` is permuted; columns of
+    different content collide with probability ~2**-64."""
+    k = x.shape[-1]
+    rows = int(np.prod(x.shape[:-1]))
+    bits = xp.ascontiguousarray(x).reshape(rows, -1).view(xp.uint64)  # (rows, k * parts)
+    w = (xp.arange(rows, dtype=xp.uint64) + np.uint64(2 * salt + 1)) * _HASH_MULT
+    w = (w ^ (w >> np.uint64(31))) * _HASH_MIX | np.uint64(1)
+    h = (bits * w[:, None]).sum(axis=0, dtype=xp.uint64)
+    if h.shape[0] == k:
+        return h
+    h = h.reshape(k, -1)
+    return h[:, 0] + h[:, 1] * _HASH_MULT
+
+
+def _subset(xp, a: Any, bt: Any, k: int) -> Any:
+    """At most :data:`SUBSET` inner indices for the lower-bound products, chosen from the
+    order of a content hash of ``(A[:, h], B[h, :])``: every ``ceil(k/SUBSET)``-th
+    index in hash order (a pseudo-random sample that permuting ``k`` does not change,
+    so neither does the plan). All of ``k`` when it is small."""
+    if k <= SUBSET:
+        return None
+    key = _index_hash(xp, a, 0) + _index_hash(xp, bt, 1) * _HASH_MIX
+    order = xp.argsort(key)
+    return xp.sort(order[:: -(-k // SUBSET)])
+
+
+def _magnitudes(xp, x: Any, max_exp: Any, zero: Any, g: int, index: Any) -> list:
+    """``floor(2**(g - E)|part|)`` of the inner indices ``index`` (None: all) per part
+    (exact float64 integers in ``[0, 2**g)``); zero rows get ``2**g`` (they never bound
+    anything: their entries are exact) so they do not spoil tile minima."""
+    shift = xp.where(zero, 0, g - max_exp)[..., None].astype(xp.int32)
+    sub = x if index is None else xp.take(x, index, axis=-1)
+    out = []
+    for part in _parts(xp, sub):
+        mag = xp.floor(xp.ldexp(xp.abs(part), shift))
+        out.append(xp.where(zero[..., None], float(2**g), mag))
+    return out
+
+
+def _pair_products(xp, ma: list, mb: list) -> Any:
+    """Exact lower-bound products ``G`` (..., rows_a, rows_b): real ``Ma Mb^T``; complex
+    the smaller of the Re-form ``Mr Nr^T + Mi Ni^T`` and the Im-form
+    ``Mr Ni^T + Mi Nr^T`` (each bounds its own part of ``|A||B|``)."""
+    if len(ma) == 1:
+        return xp.matmul(ma[0], xp.swapaxes(mb[0], -1, -2))
+    a2 = xp.concatenate(ma, axis=-1)
+    re = xp.matmul(a2, xp.swapaxes(xp.concatenate(mb, axis=-1), -1, -2))
+    im = xp.matmul(a2, xp.swapaxes(xp.concatenate(mb[::-1], axis=-1), -1, -2))
+    return xp.minimum(re, im)
+
+
+class _Pairing:
+    """The pairing rule's plan-independent part: for each row ``i`` of A,
+    ``RA_i = max_j (nb_j - E_j - floor_log2 G_ij)`` and for each row ``j`` of Bt,
+    ``RB_j = max_i (nb_i - E_i - floor_log2 G_ij)``; a plan's deficit of row ``i`` is
+    then ``r + 1 + 2g - q_i + RA_i`` (docs/numerics.md). Zero rows have
+    ``nb - E = -_NEVER``: they constrain nothing."""
+
+    def __init__(self, xp, a: _Operand, b: _Operand, k: int) -> None:
+        self.xp = xp
+        index = _subset(xp, a.x, b.x, k)
+        size = k if index is None else int(index.shape[0])
+        self.g = lower_bound_bits(size * (2 if xp.iscomplexobj(a.x) else 1))
+        self.ma = _magnitudes(xp, a.x, a.max_exp, a.zero, self.g, index)
+        self.mb = _magnitudes(xp, b.x, b.max_exp, b.zero, self.g, index)
+        # nb - E per row (zero rows: they impose nothing on the other side)
+        self.da = xp.where(a.zero, -_NEVER, a.nb - a.max_exp)
+        self.db = xp.where(b.zero, -_NEVER, b.nb - b.max_exp)
+
+    def tiled(self) -> tuple[Any, Any]:
+        """Tile-level vectors (a bound for every entry of each tile), expanded to rows."""
+        xp = self.xp
+
+        def tile_min(m: Any) -> Any:
+            rows = m.shape[-2]
+            pad = -rows % TILE
+            if pad:
+                fill = xp.full((*m.shape[:-2], pad, m.shape[-1]), float(2**self.g), m.dtype)
+                m = xp.concatenate([m, fill], axis=-2)
+            return m.reshape(*m.shape[:-2], -1, TILE, m.shape[-1]).min(axis=-2)
+
+        ga = [tile_min(m) for m in self.ma]
+        gb = [tile_min(m) for m in self.mb]
+        g = _pair_products(xp, ga, gb)  # (..., mt, nt)
+        da = _tile_max(xp, self.da, TILE, -_NEVER)
+        db = _tile_max(xp, self.db, TILE, -_NEVER)
+        ra, rb = _reduced_deficits(xp, g, da, db)
+        rows_a, rows_b = self.da.shape[-1], self.db.shape[-1]
+        return _untile(xp, ra, TILE, rows_a), _untile(xp, rb, TILE, rows_b)
+
+    def entrywise(self) -> tuple[Any, Any]:
+        """Entry-level vectors, in blocks of at most ``_BLOCK_ENTRIES`` entries."""
+        xp = self.xp
+        batch = self.da.shape[:-1]
+        m, n = self.da.shape[-1], self.db.shape[-1]
+        nb_ = int(np.prod(batch)) if batch else 1
+        ma = [x.reshape(nb_, m, x.shape[-1]) for x in self.ma]
+        mb = [x.reshape(nb_, n, x.shape[-1]) for x in self.mb]
+        da = self.da.reshape(nb_, m)
+        db = self.db.reshape(nb_, n)
+        ra = xp.empty((nb_, m), xp.int64)
+        rb = xp.full((nb_, n), -_NEVER, xp.int64)
+        if m * n <= _BLOCK_ENTRIES:
+            bb, mbk = max(1, _BLOCK_ENTRIES // (m * n)), m
+        else:
+            bb, mbk = 1, max(1, _BLOCK_ENTRIES // n)
+        for b0 in range(0, nb_, bb):
+            bs = slice(b0, b0 + bb)
+            for i0 in range(0, m, mbk):
+                rs = slice(i0, i0 + mbk)
+                g = _pair_products(xp, [x[bs, rs] for x in ma], [x[bs] for x in mb])
+                ra[bs, rs], rbk = _reduced_deficits(xp, g, da[bs, rs], db[bs])
+                rb[bs] = xp.maximum(rb[bs], rbk)
+        return ra.reshape(*batch, m), rb.reshape(*batch, n)
+
+
+def _side_deficit(xp, op: _Operand, sigma: Any, exact: Any, pair: Any | None, g: int, r):
+    """Largest deficit (bits) over the rows of one operand for effective shifts
+    ``sigma`` (``(..., rows)``, or ``(counts, ..., rows)`` for several moduli counts:
+    one deficit per count): per row the smaller of the element rule's and the pairing
+    rule's (``pair`` None: pairing not evaluated); rows in ``exact`` need nothing."""
+    if pair is None or r is None:
+        d2 = None
+    else:
+        q = sigma + op.max_exp
+        d2 = xp.maximum(pairing_offset(r, g) - q + pair, 0)
+    if op.e_min is not None:
+        d1 = element_deficit(xp, sigma + op.e_min, op.exact_bits, r)
+        d = d1 if d2 is None else xp.minimum(d1, d2)
+    else:
+        d = xp.full(sigma.shape, _NEVER, xp.int64) if d2 is None else d2
+    d = xp.where(exact, 0, d)
+    lead = sigma.ndim - op.max_exp.ndim
+    d = d.reshape(*d.shape[:lead], -1)
+    return d.max(axis=-1) if d.shape[-1] else xp.zeros(d.shape[:-1], xp.int64)
+
+
+class _Planner:
+    """The search of :func:`plan_matmul`; keeps what the chosen plan's products reuse."""
+
+    def __init__(self, engine, a, bt, *, precision, mode, out_bits, exact_bits, timer):
+        self.engine = engine
+        self.xp = xp = engine.xp
+        self.mode = mode
+        self.precision = precision
+        self.out_bits = out_bits
+        self.timer = timer
+        k = a.shape[-1]
+        #: real products per output part: each part of a complex product is a real dot
+        #: product of length 2k (the native routine's bound counts them: gamma_2k)
+        self.k = 2 * k if xp.iscomplexobj(a) else k
+        self.base = default_moduli(precision, mode)
+        sa, sb, extra = _stats(engine, a, bt, mode)
+        self.stats = (sa, sb, extra)
+        with timer("guarantee"):
+            terms = 2 * k if xp.iscomplexobj(a) else k
+            if mode == "fast":
+                nba = norm1_exponent_fast(xp, sa.max_exp, sa.sumsq, terms)
+                nbb = norm1_exponent_fast(xp, sb.max_exp, sb.sumsq, terms)
+            else:
+                g = extra["g"]
+                abar, btbar = extra.pop("abar"), extra.pop("btbar")
+                nba = norm1_exponent_bound(xp, sa.max_exp, abar.sum(-1, dtype=xp.int64), g)
+                nbb = norm1_exponent_bound(xp, sb.max_exp, btbar.sum(-1, dtype=xp.int64), g)
+                del abar, btbar
+            self.a = _Operand(
+                "a", a, sa.max_exp, sa.sumsq, nba, exact_bits[0], sa.max_exp == ZERO_ROW_EXP
+            )
+            self.b = _Operand(
+                "b", bt, sb.max_exp, sb.sumsq, nbb, exact_bits[1], sb.max_exp == ZERO_ROW_EXP
+            )
+            self.pairing = _Pairing(xp, self.a, self.b, k)
+        self.pair = None  # (RA, RB) of the strongest pairing test run so far
+
+    # -- single products ------------------------------------------------------------
+    def _single_deficits(self) -> np.ndarray:
+        """``(counts, 2)`` host array: deficits of A and B for every moduli count from the
+        default to 20, evaluated together (one device->host read)."""
+        xp = self.xp
+        sa, sb, extra = self.stats
+        r = truncation_budget(self.k, self.precision, self.out_bits, 1)
+        counts = range(self.base, MAX_MODULI + 1)
+        budget = xp.asarray([moduli_set(n).budget_bits for n in counts], xp.int64)
+        budget = budget.reshape(-1, *([1] * sa.max_exp.ndim))
+        sig_a, sig_b = _shifts_for(xp, sa, sb, extra, budget, self.mode)
+        ra, rb = self.pair if self.pair is not None else (None, None)
+        da = _side_deficit(xp, self.a, sig_a, self.a.zero, ra, self.pairing.g, r)
+        db = _side_deficit(xp, self.b, sig_b, self.b.zero, rb, self.pairing.g, r)
+        return _to_host(xp, xp.stack([da, db], axis=-1))
+
+    def _first_single(self, deficits: np.ndarray) -> int | None:
+        for n, (da, db) in zip(range(self.base, MAX_MODULI + 1), deficits.tolist(), strict=True):
+            if da <= 0 and db <= 0:
+                return n
+        return None
+
+    def plan(self) -> MatmulPlan:
+        xp = self.xp
+        if truncation_budget(self.k, self.precision, self.out_bits, 1) is not None:
+            with self.timer("guarantee"):
+                self.pair = self.pairing.tiled()
+                deficits = self._single_deficits()
+            if self._first_single(deficits) == self.base:
+                return MatmulPlan(self.base, reason="default moduli proved (tiled bound)")
+        with self.timer("guarantee"):
+            if self.pair is not None:
+                self.pair = self.pairing.entrywise()
+                deficits = self._single_deficits()
+            if self.pair is None or self._first_single(deficits) != self.base:
+                self.a.emin(xp)
+                self.b.emin(xp)
+                deficits = self._single_deficits()
+        n = self._first_single(deficits)
+        if n is not None:
+            return MatmulPlan(n, reason=f"{n} moduli proved")
+        need_a, need_b = (bool(v > 0) for v in deficits[-1])
+        for split_a, split_b in ((need_a, need_b), (True, True)):
+            products = (1 + split_a) * (1 + split_b)
+            if products > MAX_PRODUCTS or not (split_a or split_b):
+                continue
+            if truncation_slack(self.k, self.precision, self.out_bits, products) < 0:
+                continue  # the float64 sum of the products alone could exceed k u
+            n = self._first_split(split_a, split_b)
+            if n is not None:
+                return MatmulPlan(n, split_a, split_b, reason=f"split into {products} products")
+        return MatmulPlan(
+            0,
+            native=True,
+            reason=f"more than {MAX_PRODUCTS} products of {MAX_MODULI} moduli needed",
+        )
+
+    # -- split products -------------------------------------------------------------
+    def _fast_stats(self, op: _Operand):
+        if op.sumsq is None:
+            op.sumsq = self.engine.row_stats(op.x, op.name, need_sumsq=True).sumsq
+        return op.sumsq
+
+    def split_shifts(self, op: _Operand, n: int, split: bool):
+        """Fast-mode shifts at ``n`` moduli; for a split operand also its remainder,
+        the remainder's shifts and the rows whose remainder is zero."""
+        xp = self.xp
+        key = (n, split)
+        if key in op.cache:
+            return op.cache[key]
+        budget = moduli_set(n).budget_bits
+        sigma = fast_shift(xp, op.max_exp, self._fast_stats(op), budget)
+        if not split:
+            op.cache[key] = (sigma, None, None, None)
+            return op.cache[key]
+        with self.timer("guarantee"):
+            lo = _remainder(xp, op.x, sigma)
+        lo_stats = self.engine.row_stats(lo, op.name, need_sumsq=True)
+        sigma_lo = fast_shift(xp, lo_stats.max_exp, lo_stats.sumsq, budget)
+        lo_zero = lo_stats.max_exp == ZERO_ROW_EXP
+        op.cache[key] = (sigma, lo, sigma_lo, lo_zero)
+        return op.cache[key]
+
+    def _first_split(self, split_a: bool, split_b: bool) -> int | None:
+        xp = self.xp
+        products = (1 + split_a) * (1 + split_b)
+        r = truncation_budget(self.k, self.precision, self.out_bits, products)
+        ra, rb = self.pair if self.pair is not None else (None, None)
+        for n in range(self.base, MAX_MODULI + 1):
+            shifts = [self.split_shifts(self.a, n, split_a), self.split_shifts(self.b, n, split_b)]
+            ds = []
+            with self.timer("guarantee"):
+                for op, split, pair, (sigma, _, sigma_lo, lo_zero) in zip(
+                    (self.a, self.b), (split_a, split_b), (ra, rb), shifts, strict=True
+                ):
+                    if split:
+                        sigma, exact = sigma_lo, op.zero | lo_zero
+                    else:
+                        exact = op.zero
+                    ds.append(_side_deficit(xp, op, sigma, exact, pair, self.pairing.g, r))
+                da, db = _to_host(xp, xp.stack(ds)).tolist()
+            if da <= 0 and db <= 0:
+                return n
+        return None
+
+
+def plan_matmul(
+    engine: Engine,
+    a: Any,
+    bt: Any,
+    *,
+    precision: str,
+    mode: str,
+    out_bits: int,
+    exact_bits: tuple[int, int],
+    timer: Timer = _no_timer,
+) -> tuple[MatmulPlan, _Planner]:
+    """The plan of ``a @ bt^T`` (rows over k, prepared operands) under the guarantee."""
+    planner = _Planner(
+        engine,
+        a,
+        bt,
+        precision=precision,
+        mode=mode,
+        out_bits=out_bits,
+        exact_bits=exact_bits,
+        timer=timer,
     )
+    return planner.plan(), planner
+
+
+def guaranteed_matmul(
+    engine: Engine,
+    a: Any,
+    b: Any,
+    *,
+    precision: str,
+    mode: str,
+    out_dtype: Any,
+    out_bits: int,
+    exact_bits: tuple[int, int],
+    timer: Timer = _no_timer,
+    complex_method: str = "karatsuba",
+) -> tuple[Any | None, MatmulPlan]:
+    """``a @ b`` (same-batch float64/complex128 stacks) under the accuracy guarantee.
+
+    Returns ``(result, plan)``; ``result`` is None when the plan is native (the caller
+    runs the native routine, so that it can time it as the ``native`` phase).
+    ``out_dtype`` is what the engine rounds a single product to; split products are
+    rounded to the compute dtype and summed there (the caller casts).
+    """
+    xp = engine.xp
+    a = engine.prepare_operand(a)
+    bt = engine.prepare_operand(xp.swapaxes(b, -1, -2))
+    plan, planner = plan_matmul(
+        engine,
+        a,
+        bt,
+        precision=precision,
+        mode=mode,
+        out_bits=out_bits,
+        exact_bits=exact_bits,
+        timer=timer,
+    )
+    logger.debug(
+        "ozaki-II %s: %s @ %s, plan %s (%s), mode %s",
+        engine.name,
+        a.shape,
+        b.shape,
+        plan.describe(),
+        plan.reason,
+        mode,
+    )
+    if plan.native:
+        return None, plan
+    if plan.products == 1:
+        sa, sb, extra = planner.stats
+        shift_a, shift_b = _shifts(xp, sa, sb, extra, plan.moduli, mode)
+        out = _product(engine, a, bt, shift_a, shift_b, plan.moduli, out_dtype, complex_method)
+        return out, plan
+    sig_a, lo_a, sig_lo_a, _ = planner.split_shifts(planner.a, plan.moduli, plan.split_a)
+    sig_b, lo_b, sig_lo_b, _ = planner.split_shifts(planner.b, plan.moduli, plan.split_b)
+    parts_a = [(a, sig_a)] + ([(lo_a, sig_lo_a)] if plan.split_a else [])
+    parts_b = [(bt, sig_b)] + ([(lo_b, sig_lo_b)] if plan.split_b else [])
+    compute = a.dtype
+    residues: dict = {}
+    terms = [
+        _product(engine, xa, xb, sa_, sb_, plan.moduli, compute, complex_method, residues)
+        for xa, sa_ in parts_a
+        for xb, sb_ in parts_b
+    ]
+    return _compensated_sum(terms[::-1]), plan
+
+
+def _compensated_sum(terms: list) -> Any:
+    """``sum(terms)`` with error-free TwoSum steps (Knuth), the errors summed apart and
+    added once at the end: elementwise IEEE operations in a fixed order, so every
+    engine returns the same bits (rounding_error_bound in ozfft/ozaki/bounds.py)."""
+    total = terms[0]
+    err = None
+    for t in terms[1:]:
+        s = total + t
+        bb = s - total
+        e = (total - (s - bb)) + (t - bb)
+        err = e if err is None else err + e
+        total = s
+    return total if err is None else total + err
