@@ -588,6 +588,7 @@ class _Planner:
         if not split:
             op.cache[key] = (sigma, None, None, None)
             return op.cache[key]
+        op.cache = {}  # one remainder at a time: it is as large as the operand
         with self.timer("guarantee"):
             lo = _remainder(xp, op.x, sigma)
         lo_stats = self.engine.row_stats(lo, op.name, need_sumsq=True)
@@ -595,6 +596,10 @@ class _Planner:
         lo_zero = lo_stats.max_exp == ZERO_ROW_EXP
         op.cache[key] = (sigma, lo, sigma_lo, lo_zero)
         return op.cache[key]
+
+    def release(self) -> None:
+        """Drop what only the decision needed (the lower-bound magnitudes)."""
+        self.pairing.ma = self.pairing.mb = None
 
     def _first_split(self, split_a: bool, split_b: bool) -> int | None:
         xp = self.xp
@@ -686,6 +691,7 @@ def guaranteed_matmul(
         plan.reason,
         mode,
     )
+    planner.release()
     if plan.native:
         return None, plan
     if plan.products == 1:
