@@ -40,6 +40,7 @@ import numpy as np
 
 from .._logging import logger
 from ..engines.base import Engine
+from ..errors import DeviceMemoryError
 from ..ozaki.bounds import (
     MAX_PRODUCTS,
     default_moduli,
@@ -73,8 +74,9 @@ __all__ = [
 SUBSET = 128
 #: rows and columns per tile of the cheap (first) pairing test
 TILE = 4
-#: entries per block of the entrywise pairing test (bounds its temporaries)
-_BLOCK_ENTRIES = 1 << 22
+#: entries per block of the decision's passes over the operands and the products
+#: (bounds their temporaries to a few MiB each)
+_BLOCK_ENTRIES = 1 << 20
 #: "infinitely many bits": a deficit no moduli count can meet
 _NEVER = 1 << 24
 
@@ -249,15 +251,28 @@ def _parts(xp, x: Any) -> list:
     return [x.real, x.imag] if xp.iscomplexobj(x) else [x]
 
 
+def _row_blocks(xp, x: Any):
+    """``x`` (..., rows, k) as a 2-D ``(R, k)`` array (a view when contiguous) and the
+    row slices of blocks of at most ``_BLOCK_ENTRIES`` values."""
+    k = x.shape[-1]
+    flat = xp.ascontiguousarray(x).reshape(-1, k)
+    step = max(1, _BLOCK_ENTRIES // max(k, 1))
+    return flat, [slice(i, i + step) for i in range(0, flat.shape[0], step)]
+
+
 def _min_exponent(xp, x: Any) -> Any:
     """Smallest frexp exponent of the nonzero entries (parts) of each row; rows without
     one get ``_NEVER`` (they are exact)."""
-    out = None
-    for part in _parts(xp, x):
-        frac, exp = xp.frexp(part)
-        e = xp.where(frac != 0, exp.astype(xp.int64), _NEVER).min(axis=-1)
-        out = e if out is None else xp.minimum(out, e)
-    return out
+    flat, blocks = _row_blocks(xp, x)
+    out = xp.empty(flat.shape[0], xp.int64)
+    for rows in blocks:
+        e_min = None
+        for part in _parts(xp, flat[rows]):
+            frac, exp = xp.frexp(part)
+            e = xp.where(frac != 0, exp.astype(xp.int64), _NEVER).min(axis=-1)
+            e_min = e if e_min is None else xp.minimum(e_min, e)
+        out[rows] = e_min
+    return out.reshape(x.shape[:-1])
 
 
 def _remainder(xp, x: Any, shift: Any) -> Any:
@@ -342,11 +357,13 @@ def _index_hash(xp, x: Any, salt: int) -> Any:
     summed modulo 2**64. It moves with its column when ``k`` is permuted; columns of
     different content collide with probability ~2**-64."""
     k = x.shape[-1]
-    rows = int(np.prod(x.shape[:-1]))
-    bits = xp.ascontiguousarray(x).reshape(rows, -1).view(xp.uint64)  # (rows, k * parts)
-    w = (xp.arange(rows, dtype=xp.uint64) + np.uint64(2 * salt + 1)) * _HASH_MULT
+    flat, blocks = _row_blocks(xp, x)
+    bits = flat.view(xp.uint64)  # (rows, k * parts)
+    w = (xp.arange(flat.shape[0], dtype=xp.uint64) + np.uint64(2 * salt + 1)) * _HASH_MULT
     w = (w ^ (w >> np.uint64(31))) * _HASH_MIX | np.uint64(1)
-    h = (bits * w[:, None]).sum(axis=0, dtype=xp.uint64)
+    h = xp.zeros(bits.shape[1], xp.uint64)
+    for rows in blocks:
+        h += (bits[rows] * w[rows, None]).sum(axis=0, dtype=xp.uint64)
     if h.shape[0] == k:
         return h
     h = h.reshape(k, -1)
@@ -420,39 +437,45 @@ class _Pairing:
                 m = xp.concatenate([m, fill], axis=-2)
             return m.reshape(*m.shape[:-2], -1, TILE, m.shape[-1]).min(axis=-2)
 
-        ga = [tile_min(m) for m in self.ma]
-        gb = [tile_min(m) for m in self.mb]
-        g = _pair_products(xp, ga, gb)  # (..., mt, nt)
-        da = _tile_max(xp, self.da, TILE, -_NEVER)
-        db = _tile_max(xp, self.db, TILE, -_NEVER)
-        ra, rb = _reduced_deficits(xp, g, da, db)
+        ra, rb = _blocked_deficits(
+            xp,
+            [tile_min(m) for m in self.ma],
+            [tile_min(m) for m in self.mb],
+            _tile_max(xp, self.da, TILE, -_NEVER),
+            _tile_max(xp, self.db, TILE, -_NEVER),
+        )
         rows_a, rows_b = self.da.shape[-1], self.db.shape[-1]
         return _untile(xp, ra, TILE, rows_a), _untile(xp, rb, TILE, rows_b)
 
     def entrywise(self) -> tuple[Any, Any]:
-        """Entry-level vectors, in blocks of at most ``_BLOCK_ENTRIES`` entries."""
-        xp = self.xp
-        batch = self.da.shape[:-1]
-        m, n = self.da.shape[-1], self.db.shape[-1]
-        nb_ = int(np.prod(batch)) if batch else 1
-        ma = [x.reshape(nb_, m, x.shape[-1]) for x in self.ma]
-        mb = [x.reshape(nb_, n, x.shape[-1]) for x in self.mb]
-        da = self.da.reshape(nb_, m)
-        db = self.db.reshape(nb_, n)
-        ra = xp.empty((nb_, m), xp.int64)
-        rb = xp.full((nb_, n), -_NEVER, xp.int64)
-        if m * n <= _BLOCK_ENTRIES:
-            bb, mbk = max(1, _BLOCK_ENTRIES // (m * n)), m
-        else:
-            bb, mbk = 1, max(1, _BLOCK_ENTRIES // n)
-        for b0 in range(0, nb_, bb):
-            bs = slice(b0, b0 + bb)
-            for i0 in range(0, m, mbk):
-                rs = slice(i0, i0 + mbk)
-                g = _pair_products(xp, [x[bs, rs] for x in ma], [x[bs] for x in mb])
-                ra[bs, rs], rbk = _reduced_deficits(xp, g, da[bs, rs], db[bs])
-                rb[bs] = xp.maximum(rb[bs], rbk)
-        return ra.reshape(*batch, m), rb.reshape(*batch, n)
+        """Entry-level vectors."""
+        return _blocked_deficits(self.xp, self.ma, self.mb, self.da, self.db)
+
+
+def _blocked_deficits(xp, ma: list, mb: list, da: Any, db: Any) -> tuple[Any, Any]:
+    """:func:`_reduced_deficits` of the lower-bound products ``G = Ma Mb^T`` (batched),
+    formed in blocks of at most ``_BLOCK_ENTRIES`` entries."""
+    batch = da.shape[:-1]
+    m, n = da.shape[-1], db.shape[-1]
+    nb_ = int(np.prod(batch)) if batch else 1
+    ma = [x.reshape(nb_, m, x.shape[-1]) for x in ma]
+    mb = [x.reshape(nb_, n, x.shape[-1]) for x in mb]
+    da = da.reshape(nb_, m)
+    db = db.reshape(nb_, n)
+    ra = xp.empty((nb_, m), xp.int64)
+    rb = xp.full((nb_, n), -_NEVER, xp.int64)
+    if m * n <= _BLOCK_ENTRIES:
+        bb, mbk = max(1, _BLOCK_ENTRIES // (m * n)), m
+    else:
+        bb, mbk = 1, max(1, _BLOCK_ENTRIES // n)
+    for b0 in range(0, nb_, bb):
+        bs = slice(b0, b0 + bb)
+        for i0 in range(0, m, mbk):
+            rs = slice(i0, i0 + mbk)
+            g = _pair_products(xp, [x[bs, rs] for x in ma], [x[bs] for x in mb])
+            ra[bs, rs], rbk = _reduced_deficits(xp, g, da[bs, rs], db[bs])
+            rb[bs] = xp.maximum(rb[bs], rbk)
+    return ra.reshape(*batch, m), rb.reshape(*batch, n)
 
 
 def _side_deficit(xp, op: _Operand, sigma: Any, exact: Any, pair: Any | None, g: int, r):
@@ -635,18 +658,34 @@ def plan_matmul(
     exact_bits: tuple[int, int],
     timer: Timer = _no_timer,
 ) -> tuple[MatmulPlan, _Planner]:
-    """The plan of ``a @ bt^T`` (rows over k, prepared operands) under the guarantee."""
-    planner = _Planner(
-        engine,
-        a,
-        bt,
-        precision=precision,
-        mode=mode,
-        out_bits=out_bits,
-        exact_bits=exact_bits,
-        timer=timer,
-    )
-    return planner.plan(), planner
+    """The plan of ``a @ bt^T`` (rows over k, prepared operands) under the guarantee.
+
+    A device allocation failure of the decision's own work is raised as
+    :class:`DeviceMemoryError` (with a lower estimate of the bytes it needs).
+    """
+    try:
+        planner = _Planner(
+            engine,
+            a,
+            bt,
+            precision=precision,
+            mode=mode,
+            out_bits=out_bits,
+            exact_bits=exact_bits,
+            timer=timer,
+        )
+        return planner.plan(), planner
+    except DeviceMemoryError:
+        raise
+    except MemoryError as exc:
+        if engine.xp is np:
+            raise
+        m, k = a.shape[-2:]
+        n = bt.shape[-2]
+        needed = 8 * (4 * _BLOCK_ENTRIES + (m + n) * k * (2 if engine.xp.iscomplexobj(a) else 1))
+        raise DeviceMemoryError(
+            f"the accuracy plan of an emulated {m}x{k}x{n} product", needed
+        ) from exc
 
 
 def guaranteed_matmul(
