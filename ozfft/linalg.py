@@ -171,14 +171,17 @@ def matmul(
     (real and imaginary parts separately for complex operands, with
     ``(|A||B|)_ij = sum_h |Re a||Re b| + |Im a||Im b|`` for the real part and
     ``sum_h |Re a||Im b| + |Im a||Re b|`` for the imaginary part), where ``k`` is the inner
-    dimension, ``u = max(u_p, u_out)`` (``u_out`` the output dtype's unit roundoff) and
+    dimension (twice it for complex operands: each part is a real dot product of ``2k``
+    terms), ``u = max(u_p, u_out)`` (``u_out`` the output dtype's unit roundoff) and
     ``eta`` the final rounding's underflow term (half the smallest subnormal, per
     product). This is the standard bound of a native GEMM in the output precision
     (``numpy.matmul``, cuBLAS). Well-scaled inputs keep the documented default moduli
     counts (16 for fp64, 8 for fp32); wider ranges get up to 20, then hi/lo splits of
     the operands (up to 4 exact products summed in float64); a call that would need
-    more is computed by the native routine (``numpy.matmul`` / ``cupy.matmul``, reported
-    as the profiling phase ``native``). :func:`matmul_plan` says what a call will do.
+    more is computed by the native routine (``numpy.matmul`` / ``cupy.matmul`` in float64
+    or complex128, rounded once to a narrower output; reported as the profiling phase
+    ``native``; not bitwise equal across engines). :func:`matmul_plan` says what a call
+    will do. The result does not depend on the order of the inner dimension.
     Results that overflow are ±inf as in numpy. See docs/numerics.md, "The accuracy
     guarantee of matmul".
 
