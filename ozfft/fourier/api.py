@@ -286,8 +286,18 @@ def _resize(xp, x, n: int, axis: int):
     return out
 
 
-def _c2c_axis(engine, x, n: int | None, axis: int, norm: str, inverse: bool, options: FFTOptions):
-    """Complex transform of complex128 ``x`` along one axis; returns complex128."""
+def _c2c_axis(
+    engine,
+    x,
+    n: int | None,
+    axis: int,
+    norm: str,
+    inverse: bool,
+    options: FFTOptions,
+    owned: bool = False,
+):
+    """Complex transform of complex128 ``x`` along one axis; returns complex128. ``owned``:
+    ``x`` is an intermediate of ours that the pass may overwrite (no extra array)."""
     xp = engine.xp
     axis = normalize_axis_index(axis, x.ndim)
     if n is None:
@@ -295,14 +305,20 @@ def _c2c_axis(engine, x, n: int | None, axis: int, norm: str, inverse: bool, opt
     n = operator.index(n)
     if n < 1:
         raise _bad_length(n)
+    padded = x.shape[axis] < n  # padding makes a new array; cropping returns a view
     x = _resize(xp, x, n, axis)
+    owned = owned or padded
     if inverse:
-        x = xp.conj(x)
+        if owned:
+            xp.conj(x, out=x)
+        else:
+            x = xp.conj(x)
+            owned = True
     if x.size == 0 or n == 1:
-        y = x.astype(np.complex128, copy=True)
+        y = x if owned else x.astype(np.complex128, copy=True)
     else:
-        y = get_executor(engine, get_plan(n, options)).forward(x, axis)
-    # y is a new array: conjugate and normalize in place (the same IEEE operations)
+        y = get_executor(engine, get_plan(n, options)).forward(x, axis, overwrite=owned)
+    # y is ours (new, or x given up): conjugate and normalize in place (same IEEE ops)
     if inverse:
         xp.conj(y, out=y)
     # "ortho" divides both directions by sqrt(n); otherwise the 1/n sits on the inverse
@@ -464,9 +480,11 @@ def _c2c(
     for ii in reversed(range(len(axes))):
         shape[axes[ii]] = s[ii]
     _check_out(out, engine, shape, out_dtype)
-    y = x.astype(np.complex128, copy=False)  # every axis pass returns a new array
+    y = x.astype(np.complex128, copy=False)
+    owned = y is not x  # a converted copy may be overwritten by the first pass
     for ii in reversed(range(len(axes))):
-        y = _c2c_axis(engine, y, s[ii], axes[ii], norm, inverse, options)
+        y = _c2c_axis(engine, y, s[ii], axes[ii], norm, inverse, options, owned)
+        owned = True  # every later pass works on our own intermediate
     if y is x:  # never a view of the input
         y = y.copy()
     check()
@@ -512,12 +530,12 @@ def _r2c(x, s, axes, norm, workers, plan, precision, moduli, out, one_d_n=None, 
     _check_out(out, engine, shape, out_dtype)
     xp = engine.xp
     last = axes[-1]
-    y = _c2c_axis(engine, x.astype(np.complex128), s[-1], last, norm, False, options)
+    y = _c2c_axis(engine, x.astype(np.complex128), s[-1], last, norm, False, options, True)
     index = [slice(None)] * y.ndim
     index[last] = slice(0, s[-1] // 2 + 1)
     y = xp.ascontiguousarray(y[tuple(index)])
     for ii in reversed(range(len(axes) - 1)):
-        y = _c2c_axis(engine, y, s[ii], axes[ii], norm, False, options)
+        y = _c2c_axis(engine, y, s[ii], axes[ii], norm, False, options, True)
     check()
     return _deliver(y.astype(out_dtype, copy=False), out)
 
@@ -551,9 +569,9 @@ def _c2r(x, s, axes, norm, workers, plan, precision, moduli, out, one_d_n=None, 
         shape[axes[ii]] = s[ii]
     _check_out(out, engine, shape, out_dtype)
     xp = engine.xp
-    y = x.astype(np.complex128)
+    y = x.astype(np.complex128)  # a copy: every pass may work in place
     for ii in range(len(axes) - 1):
-        y = _c2c_axis(engine, y, s[ii], axes[ii], norm, True, options)
+        y = _c2c_axis(engine, y, s[ii], axes[ii], norm, True, options, True)
     n = s[-1]
     if n < 1:
         raise _bad_length(n)
@@ -566,7 +584,7 @@ def _c2r(x, s, axes, norm, workers, plan, precision, moduli, out, one_d_n=None, 
     if tail:
         full[..., n - tail :] = xp.conj(moved[..., 1 : tail + 1][..., ::-1])
     full = xp.moveaxis(full, -1, last)
-    z = _c2c_axis(engine, full, n, last, norm, True, options)
+    z = _c2c_axis(engine, full, n, last, norm, True, options, True)
     check()
     return _deliver(z.real.astype(out_dtype), out)
 
