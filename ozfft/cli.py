@@ -181,7 +181,7 @@ def _cmd_bench_ceilings(args: argparse.Namespace) -> int:
 
 
 def _cmd_bench_floors(args: argparse.Namespace) -> int:
-    from .bench.campaign import floors_result
+    from .bench.campaign import floors_lines, floors_result
     from .bench.report import write_report
 
     ceilings = None
@@ -195,17 +195,7 @@ def _cmd_bench_floors(args: argparse.Namespace) -> int:
             return 2
         ceilings = ceil_mod.measure()
     result = floors_result(ceilings, args.n, args.moduli)
-    print(f"floors for n = {args.n}, {args.moduli} moduli (multiples of B_HBM):")
-    for unit, value in result["today"].items():
-        print(f"  {unit:26} today {value:9.2f}   32x32 stages {result['design'][unit]:9.2f}")
-    print(f"projected {args.n}³ FP64 3-D FFT (ms):")
-    for p in result["projections"]:
-        native = "n/a" if p["native_fp64_ms"] is None else f"{p['native_fp64_ms']:.1f}"
-        print(
-            f"  {p['gpu']:15} roof {p['roof_ms']:7.1f}  native {native:>7}  "
-            f"ozfft fused(32x32) {p['design_fused_ms']:8.1f}{'' if p['complete'] else '*'}"
-            f"  ozfft today {p['ozfft_unfused_ms']:8.0f}"
-        )
+    print("\n".join(floors_lines(result)))
     if args.out:
         results = {"floors": result}
         if ceilings:
