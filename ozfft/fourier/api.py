@@ -324,10 +324,17 @@ def _c2c_axis(
     # "ortho" divides both directions by sqrt(n); otherwise the 1/n sits on the inverse
     # ("backward") or on the forward transform ("forward")
     if norm == "ortho":
-        y /= math.sqrt(n)
+        _divide(y, math.sqrt(n))
     elif (norm == "forward") != inverse and n > 1:
-        y /= float(n)
+        _divide(y, float(n))
     return y
+
+
+def _divide(y, d: float) -> None:
+    """``y /= d`` in place, real and imaginary parts each correctly rounded: the same
+    bits on numpy and cupy (their complex-by-real division algorithms differ)."""
+    y.real /= d
+    y.imag /= d
 
 
 # --- s and axes -------------------------------------------------------------------

@@ -42,6 +42,15 @@ def _site(package: str) -> Path:
     return Path(spec.origin).resolve().parent
 
 
+def suite_available(suite: str) -> bool:
+    """Whether the installed package ships the suite's test directory."""
+    package, tests, _ = SUITES[suite]
+    spec = importlib.util.find_spec(package)
+    if spec is None or spec.origin is None:
+        return False
+    return (Path(spec.origin).resolve().parent / tests).is_dir()
+
+
 def suite_command(suite: str, report: Path, pytest_args: list[str]) -> tuple[list[str], dict]:
     package, tests, cut = SUITES[suite]
     pkg_dir = _site(package)
