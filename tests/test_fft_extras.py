@@ -382,3 +382,17 @@ def test_plan_options_repr_and_validation(rng):
         ozfft.get_fft_plan((4, 4), axes=(2,))
     with pytest.raises(TypeError):
         ozfft.get_fft_plan("abc")
+
+
+def test_hfft_ihfft_out_as_numpy(rng):
+    """numpy 2's ``out=`` on hfft/ihfft: the result is written into ``out`` and returned."""
+    a = rng.standard_normal(6) + 1j * rng.standard_normal(6)
+    out = np.zeros(10)
+    got = ozfft.hfft(a, n=10, out=out)
+    assert got is out
+    np.testing.assert_allclose(out, np.fft.hfft(a, n=10), rtol=1e-13, atol=1e-13)
+    x = rng.standard_normal(9)
+    out_c = np.zeros(5, complex)
+    got = ozfft.ihfft(x, out=out_c)
+    assert got is out_c
+    np.testing.assert_allclose(out_c, np.fft.ihfft(x), rtol=1e-13, atol=1e-15)

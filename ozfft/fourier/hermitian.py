@@ -46,9 +46,11 @@ def hfft(
     plan=None,
     precision="fp64",
     moduli=None,
+    out=None,
 ):
     """FFT of a signal with Hermitian symmetry (a half spectrum): real output of length
-    ``n`` (default ``2 (m - 1)`` for ``m`` input points along ``axis``)."""
+    ``n`` (default ``2 (m - 1)`` for ``m`` input points along ``axis``); ``out`` as in
+    numpy 2."""
     return api.irfft(
         _conj(x),
         n=n,
@@ -59,6 +61,7 @@ def hfft(
         plan=plan,
         precision=precision,
         moduli=moduli,
+        out=out,
     )
 
 
@@ -73,9 +76,11 @@ def ihfft(
     plan=None,
     precision="fp64",
     moduli=None,
+    out=None,
 ):
     """Inverse of :func:`hfft`: the ``n//2 + 1`` non-negative-frequency terms of the
-    inverse DFT of real input (scaled by ``1/n`` with the default norm)."""
+    inverse DFT of real input (scaled by ``1/n`` with the default norm); ``out`` as in
+    numpy 2."""
     y = api.rfft(
         x,
         n=n,
@@ -86,6 +91,7 @@ def ihfft(
         plan=plan,
         precision=precision,
         moduli=moduli,
+        out=out,
     )
     xp, y = _xp_of(y)
     return xp.conj(y, out=y)
