@@ -12,8 +12,7 @@ import numpy as np
 from numpy.typing import DTypeLike
 
 from .engines.select import best_engine_name
-from .linalg import matmul
-from .options import GemmOptions
+from .linalg import matmul, matmul_plan
 from .reference import (
     exact_matmul,
     long_double_fftn,
@@ -103,7 +102,7 @@ def run_gemm_check(
     a = phi_matrix(rng, (size, size), phi, dtype)
     b = phi_matrix(rng, (size, size), phi, dtype)
     precision = "fp32" if dtype in (np.float32, np.complex64) else "fp64"
-    options = GemmOptions(precision=precision, moduli=moduli, mode=mode)
+    plan = matmul_plan(a, b, precision=precision, moduli=moduli, mode=mode)  # chosen count
     engine = best_engine_name()
     got, seconds, native, native_seconds = _run_pair(
         engine,
@@ -125,7 +124,7 @@ def run_gemm_check(
         op=op[dtype.name],
         engine=engine,
         shape=f"{size}x{size}x{size}",
-        moduli=options.num_moduli,
+        moduli=plan.describe(),
         mode=mode,
         error=max(errors),
         native_error=max(native_errors),

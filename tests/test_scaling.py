@@ -8,8 +8,8 @@ import pytest
 
 from ozfft.engines import NumpyEngine
 from ozfft.ozaki.moduli import moduli_set
-from ozfft.scheme.gemm import compute_shifts
 from ozfft.reference import phi_matrix
+from ozfft.scheme.gemm import compute_shifts
 
 ENGINE = NumpyEngine()
 

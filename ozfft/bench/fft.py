@@ -10,9 +10,10 @@ Cases (``--cases``; each is the function of that name in ``ozfft`` and in
 * ``fft``   — 1-D c2c of length ``L`` (``--lengths``, default ``2**18 2**20 2**24``).
 
 Per case and size: median times (CUDA events), ``ratio`` = ``cuFFT ms / ozfft ms``
-(> 1: ozfft is faster; the markdown table shows its inverse, ozfft/cuFFT), the pass-count memory roof ``passes · (in + out bytes) /
-B_HBM`` (one read and one write per transformed axis; ``B_HBM`` the device-to-device
-copy bandwidth measured in the same run), and, where the long-double reference is
+(> 1: ozfft is faster; the markdown table shows its inverse, ozfft/cuFFT), the
+pass-count memory roof ``passes · (in + out bytes) / B_HBM`` (one read and one write
+per transformed axis; ``B_HBM`` the device-to-device copy bandwidth measured in the
+same run), and, where the long-double reference is
 computed (at most ``--max-error-size``³ elements, or a 1-D length of at most
 ``--max-error-length``), both transforms' relative L2 error and the fraction of
 output components equal to the correctly rounded exact DFT

@@ -43,7 +43,8 @@ def result_tables(results: dict) -> list[str]:
         lines += [
             "## FFTs vs cuFFT",
             "",
-            "ozfft/cuFFT: ozfft's time over cuFFT's (lower is better). Errors: relative L2 against a",
+            "ozfft/cuFFT: ozfft's time over cuFFT's (lower is better). "
+            "Errors: relative L2 against a",
             "long-double transform; correctly rounded: fraction of outputs equal to it",
             "rounded to float64 (n/a: not computed for that size).",
             "",

@@ -43,6 +43,7 @@ import numpy as np
 import numpy.fft
 import pytest
 import scipy.fft
+
 try:  # scipy's pocketfft package (its own test suite imports from it); absent in some builds
     import scipy.fft._pocketfft
     import scipy.fft._pocketfft.realtransforms

@@ -173,9 +173,7 @@ def _nvrtc_compile(text: str, name: str, arch: str, root: Path) -> bytes:
     return bytes(program.compile("cubin").code)
 
 
-def _build(
-    source: str, macros: Macros, arch: str, key: str, root: Path, directory: Path
-) -> bytes:
+def _build(source: str, macros: Macros, arch: str, key: str, root: Path, directory: Path) -> bytes:
     text = macros.prologue + (root / source).read_text()
     try:
         return _nvrtc_compile(text, source, arch, root)
