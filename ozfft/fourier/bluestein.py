@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 
 from ..engines.base import Engine
-from .execute import FFTExecutor, cmul
+from .execute import ColumnsExecutor, FFTExecutor, cmul
 from .plan import FFTPlan, bluestein_length
 from .roots import float_roots
 
@@ -68,7 +68,7 @@ def build_bluestein_plan(n: int, inner: FFTPlan, inner_executor: FFTExecutor) ->
     )
 
 
-class BluesteinExecutor:
+class BluesteinExecutor(ColumnsExecutor):
     """A Bluestein plan on any engine: the chirp products on the engine's arrays, the two
     inner transforms through ``inner`` (the inner plan prepared for the same engine)."""
 
@@ -82,13 +82,8 @@ class BluesteinExecutor:
         self._inner = inner
         self._arrays: tuple[Any, Any] | None = None
 
-    def forward(self, x: Any, axis: int, *, overwrite: bool = False) -> Any:
-        xp = self.engine.xp
-        n = self.plan.n
-        moved = xp.moveaxis(x, axis, 0)
-        shape = moved.shape
-        cols = xp.ascontiguousarray(moved).reshape(n, -1)
-        return xp.moveaxis(self.transform(cols).reshape(shape), 0, axis)
+    def _xp(self):
+        return self.engine.xp
 
     def transform(self, x: Any) -> Any:
         """Forward DFT of each column of complex128 ``x`` ``(n, B)``."""

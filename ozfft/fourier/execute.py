@@ -26,7 +26,15 @@ from ..ozaki.moduli import moduli_set
 from ..scheme.fixed import fixed_left_product
 from .plan import FFTPlan
 
-__all__ = ["FFTExecutor", "StageExecutor", "cmul", "regroup_in", "regroup_out", "unreverse"]
+__all__ = [
+    "ColumnsExecutor",
+    "FFTExecutor",
+    "StageExecutor",
+    "cmul",
+    "regroup_in",
+    "regroup_out",
+    "unreverse",
+]
 
 
 class FFTExecutor(Protocol):
@@ -90,7 +98,27 @@ def unreverse(xp, data, radices, n: int, batch: int):
     return xp.ascontiguousarray(xp.transpose(digits, order)).reshape(n, batch)
 
 
-class StageExecutor:
+class ColumnsExecutor:
+    """Base of the executors that transform the columns of an ``(n, B)`` array: ``forward``
+    moves ``axis`` to the front, runs :meth:`transform` and moves it back."""
+
+    plan: FFTPlan
+
+    def _xp(self):
+        return np
+
+    def forward(self, x: Any, axis: int, *, overwrite: bool = False) -> Any:
+        xp = self._xp()
+        moved = xp.moveaxis(x, axis, 0)
+        shape = moved.shape
+        cols = xp.ascontiguousarray(moved).reshape(self.plan.n, -1)
+        return xp.moveaxis(self.transform(cols).reshape(shape), 0, axis)
+
+    def transform(self, x: Any) -> Any:  # pragma: no cover - every subclass defines it
+        raise NotImplementedError
+
+
+class StageExecutor(ColumnsExecutor):
     """An Ozaki-II stage plan, stage by stage, on any engine (the generic executor).
 
     Owns the plan's engine-side state: the residues of the Ozaki-II stage matrices.
@@ -103,13 +131,8 @@ class StageExecutor:
         self.plan = plan
         self._residues: dict[int, Any] = {}
 
-    def forward(self, x: Any, axis: int, *, overwrite: bool = False) -> Any:
-        xp = self.engine.xp
-        n = self.plan.n
-        moved = xp.moveaxis(x, axis, 0)
-        shape = moved.shape
-        cols = xp.ascontiguousarray(moved).reshape(n, -1)
-        return xp.moveaxis(self.transform(cols).reshape(shape), 0, axis)
+    def _xp(self):
+        return self.engine.xp
 
     def transform(self, x: Any) -> Any:
         """Forward DFT of each column of complex128 ``x`` ``(n, B)``."""

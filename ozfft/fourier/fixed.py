@@ -44,7 +44,7 @@ from ..ozaki.fixed_point import (
     to_fixed,
     twiddle_product,
 )
-from .execute import regroup_in, regroup_out, unreverse
+from .execute import ColumnsExecutor, regroup_in, regroup_out, unreverse
 from .plan import FFTPlan, Stage
 
 __all__ = ["FixedPointExecutor", "FourStepExecutor", "fixed_executor"]
@@ -160,7 +160,7 @@ def _cost(bins, k: int) -> int:
     return sum(k * len(pieces) + 2 * k for _, pieces in bins)
 
 
-class FixedPointExecutor:
+class FixedPointExecutor(ColumnsExecutor):
     """A one-pass ``"fixed"`` plan on numpy arrays; owns the stages' float64 matrices."""
 
     def __init__(self, plan: FFTPlan) -> None:
@@ -168,13 +168,6 @@ class FixedPointExecutor:
             raise ValueError("not a one-pass fixed-point plan")
         self.plan = plan
         self._products = [_StageProduct(s, plan.digit_format) for s in plan.stages]
-
-    def forward(self, x: Any, axis: int, *, overwrite: bool = False) -> Any:
-        n = self.plan.n
-        moved = np.moveaxis(x, axis, 0)
-        shape = moved.shape
-        cols = np.ascontiguousarray(moved).reshape(n, -1)
-        return np.moveaxis(self.transform(cols).reshape(shape), 0, axis)
 
     def transform(self, x: np.ndarray) -> np.ndarray:
         """Forward DFT of each column of complex128 ``x`` ``(n, B)``."""
@@ -225,7 +218,7 @@ class FixedPointExecutor:
         return zr, zi, exponent
 
 
-class FourStepExecutor:
+class FourStepExecutor(ColumnsExecutor):
     """A four-step ``"fixed"`` plan on numpy arrays (:class:`~.plan.FourStep`): step A
     through ``inner_a``'s executor down the columns, step B (entry, exact twiddle,
     renormalization, ``inner_b``'s stages, exit) per row, output transposed."""
@@ -240,13 +233,6 @@ class FourStepExecutor:
         self._inner_b = sub_executor(steps.inner_b)
         if not isinstance(self._inner_b, FixedPointExecutor):
             raise ValueError("the row pass must be a one-pass executor")
-
-    def forward(self, x: Any, axis: int, *, overwrite: bool = False) -> Any:
-        n = self.plan.n
-        moved = np.moveaxis(x, axis, 0)
-        shape = moved.shape
-        cols = np.ascontiguousarray(moved).reshape(n, -1)
-        return np.moveaxis(self.transform(cols).reshape(shape), 0, axis)
 
     def transform(self, x: np.ndarray) -> np.ndarray:
         """Forward DFT of each column of complex128 ``x`` ``(n, B)``."""
