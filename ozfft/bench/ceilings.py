@@ -74,17 +74,19 @@ class _EngineCompiler(NamedTuple):
 
 
 def _engine_compiler() -> _EngineCompiler:
-    """The single place where the benchmarks reach into the CUDA engine's compiler.
+    """The CUDA engine's public kernel accessors: the rate-probe kernels (``kernel``) and,
+    for the SASS cross-check, the cubin of one of its own kernels specialized as it
+    specializes them (``kernel_cubin`` + ``gemm_kernel_macros``)."""
+    from ..engines.select import cuda_engine
 
-    The engine compiles the rate-probe kernels (``get_function``) and, for the SASS
-    cross-check, names the cubin of one of its own kernels specialized as it specializes
-    them (``cubin_path`` + ``moduli_macros``). Everything else in ``ozfft.bench`` uses
-    the public API. Replace this once the CUDA engine offers a public accessor.
-    """
-    from ..engines.cuda.compiler import cubin_path, get_function
-    from ..engines.cuda.constants import moduli_macros
-
-    return _EngineCompiler(get_function, cubin_path, moduli_macros)
+    engine = cuda_engine()
+    return _EngineCompiler(
+        engine.kernel,
+        engine.kernel_cubin,
+        lambda moduli, *, with_limbs: engine.gemm_kernel_macros(
+            moduli.count, with_limbs=with_limbs
+        ),
+    )
 
 
 def _first_source(sources: Sequence[str], use: Callable[[str], _T]) -> _T:

@@ -12,6 +12,8 @@ Each stage reports to :mod:`ozfft.profiling` as phase ``scaling``, ``residues``,
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -19,10 +21,10 @@ import numpy as np
 from ... import config
 from ..._logging import logger
 from ...errors import DeviceMemoryError, NonFiniteInputError
-from ...ozaki.moduli import ModuliSet
+from ...ozaki.moduli import ModuliSet, moduli_set
 from ...profiling import phase
 from ..base import Engine, ResidueStack, RowStats
-from .compiler import get_function
+from .compiler import cubin_path, get_function
 from .constants import moduli_macros, phase_b_macros, scaling_macros
 from .workspace import K_BLOCK, GemmWorkspace, pad_k, plan_workspace
 
@@ -96,6 +98,19 @@ class CudaEngine(Engine):
     def device_key(self) -> tuple:
         """The engine and cupy's current device (prepared FFT executors hold its arrays)."""
         return (self.name, self._cp.cuda.Device().id)
+
+    # -- compiled kernels for tools (bench probes, SASS cross-checks) ---------------------
+    def kernel(self, source: str, name: str, macros: Mapping[str, str] | None = None) -> Any:
+        """Kernel ``name`` of ``kernels/<source>`` compiled for the current device."""
+        return get_function(source, name, macros or {})
+
+    def kernel_cubin(self, source: str, macros: Mapping[str, str] | None = None) -> Path:
+        """Path of the cached cubin of ``kernels/<source>`` (compiled if needed)."""
+        return cubin_path(source, macros or {})
+
+    def gemm_kernel_macros(self, num_moduli: int, *, with_limbs: bool) -> Mapping[str, str]:
+        """The macros this engine specializes its GEMM kernels with for ``num_moduli``."""
+        return moduli_macros(moduli_set(num_moduli), with_limbs=with_limbs)
 
     def prepare_fft(self, plan: Any) -> Any | None:
         """Fixed-point plans run as one fused kernel per axis pass, multi-pass (four-step)
