@@ -13,7 +13,7 @@ from .engines.base import Engine
 from .engines.select import engine_for
 from .errors import UnsupportedDTypeError
 from .options import OzakiOptions
-from .profiling import Clock, HostClock, phase
+from .profiling import phase
 from .scheme.gemm import MatmulPlan, emulated_matmul, guaranteed_matmul, plan_matmul
 
 __all__ = ["SUPPORTED_DTYPES", "MatmulPlan", "matmul", "matmul_plan"]
@@ -60,25 +60,6 @@ def _significand_bits(dtype: np.dtype) -> int:
     return _SIGNIFICAND_BITS.get(dtype.char, 53)  # bool/int: their float64 values
 
 
-class _EventClock:
-    """CUDA-event timestamps on cupy's current stream (``ozfft.profiling.Clock``)."""
-
-    def __init__(self, cupy: Any) -> None:
-        self._cp = cupy
-
-    def mark(self) -> Any:
-        event = self._cp.cuda.Event()
-        event.record(self._cp.cuda.get_current_stream())
-        return event
-
-    def elapsed_ms(self, start: Any, stop: Any) -> float:
-        stop.synchronize()
-        return float(self._cp.cuda.get_elapsed_time(start, stop))
-
-
-def _clock(engine: Engine) -> Clock:
-    xp = engine.xp
-    return _EventClock(xp) if xp is not np and hasattr(xp, "cuda") else HostClock()
 
 
 def _prepare(a: Any, b: Any):
@@ -222,7 +203,7 @@ def _compute(engine: Engine, a, b, options: OzakiOptions, out_dtype, exact_bits)
             engine, a, b, num_moduli=options.moduli, mode=options.mode, out_dtype=engine_dtype
         )
         return out.astype(out_dtype, copy=False)
-    clock = _clock(engine)
+    clock = engine.clock()
 
     def timer(name: str) -> AbstractContextManager:
         return phase(name, clock)

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from ..ozaki.moduli import ModuliSet
+from ..profiling import Clock, HostClock
 
 __all__ = ["Engine", "ResidueStack", "RowStats"]
 
@@ -56,6 +57,10 @@ class Engine(abc.ABC):
     @abc.abstractmethod
     def xp(self) -> Any:
         """The array module (numpy or cupy)."""
+
+    def clock(self) -> Clock:
+        """The :class:`ozfft.profiling.Clock` of this engine's work (host wall clock)."""
+        return HostClock()
 
     def device_key(self) -> tuple:
         """What identifies this engine's device state (executor caches key on it)."""

@@ -95,6 +95,10 @@ class CudaEngine(Engine):
     def xp(self) -> Any:
         return self._cp
 
+    def clock(self) -> CudaEventClock:
+        """CUDA events on cupy's current stream."""
+        return self._clock
+
     def device_key(self) -> tuple:
         """The engine and cupy's current device (prepared FFT executors hold its arrays)."""
         return (self.name, self._cp.cuda.Device().id)
