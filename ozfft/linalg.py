@@ -60,8 +60,6 @@ def _significand_bits(dtype: np.dtype) -> int:
     return _SIGNIFICAND_BITS.get(dtype.char, 53)  # bool/int: their float64 values
 
 
-
-
 def _prepare(a: Any, b: Any):
     """Validate and broadcast the operands; return everything both paths need."""
     engine = engine_for(a, b)

@@ -183,3 +183,23 @@ def test_index_arithmetic_past_2_31_elements(rng):
         ref = ozfft.fft(cp.asnumpy(d[pick] if axis == 1 else d[:, pick]), axis=axis)
         np.testing.assert_array_equal(got, ref)
         del d, y
+
+
+def test_fused_executor_errors_name_the_problem(monkeypatch):
+    from ozfft.engines.cuda.fft import FixedPassExecutor
+    from ozfft.fourier.cache import get_plan
+    from ozfft.options import FFTOptions
+
+    ex = FixedPassExecutor(get_plan(64, FFTOptions()))
+    with pytest.raises(ValueError, match=r"axis 1 of shape \(64, 32\) is not of length 64"):
+        ex.forward(cp.zeros((64, 32), complex), 1)
+    with pytest.raises(ValueError, match="one-pass fixed-point plans of 1 to 3 stages"):
+        FixedPassExecutor(get_plan(64, FFTOptions(moduli=16)))
+
+    def no_memory(*args, **kwargs):
+        raise cp.cuda.memory.OutOfMemoryError(1 << 40, 0, 0)
+
+    monkeypatch.setattr(cp, "empty_like", no_memory)
+    x = cp.ones((4, 64), complex)
+    with pytest.raises(ozfft.DeviceMemoryError, match=r"an FFT pass output needs 4096 bytes"):
+        ex.forward(x, 1)

@@ -205,6 +205,19 @@ __device__ __forceinline__ i64 fx_combine(const int (&acc)[FX_NDIAG]) {
     return (i64)z;
 }
 
+// Line and position along it of a block's flattened index: whole lines one after another
+// when the axis is contiguous (inner == 1: coalesced along the line), else the 8
+// neighbouring lines interleaved (coalesced across them).
+__device__ __forceinline__ void fx_line_pos(int idx, long long inner, int &line, int &pos) {
+    if (inner == 1) {
+        line = idx / FX_N;
+        pos = idx % FX_N;
+    } else {
+        line = idx % FX_LINES;
+        pos = idx / FX_LINES;
+    }
+}
+
 __host__ __device__ constexpr int fx_ceil_log2(int r) {
     return r <= 1 ? 0 : 1 + fx_ceil_log2((r + 1) / 2);
 }
@@ -390,13 +403,7 @@ extern "C" __global__ void __launch_bounds__(FX_THREADS, FX_MIN_BLOCKS)
         for (int u = 0; u < FX_LOAD_BATCH; ++u) {
             const int idx = base + u * FX_THREADS + threadIdx.x;
             int line, j;
-            if (inner == 1) {
-                line = idx / FX_N;
-                j = idx % FX_N;
-            } else {
-                line = idx % FX_LINES;
-                j = idx / FX_LINES;
-            }
+            fx_line_pos(idx, inner, line, j);
             v[u] = make_ulonglong2(0, 0);
             if (idx < FX_LINES * FX_N) {
                 const long long b = line_base[line];
@@ -408,13 +415,7 @@ extern "C" __global__ void __launch_bounds__(FX_THREADS, FX_MIN_BLOCKS)
             const int idx = base + u * FX_THREADS + threadIdx.x;
             const bool valid = idx < FX_LINES * FX_N;
             int line, j;
-            if (inner == 1) {
-                line = idx / FX_N;
-                j = idx % FX_N;
-            } else {
-                line = idx % FX_LINES;
-                j = idx / FX_LINES;
-            }
+            fx_line_pos(idx, inner, line, j);
             const u64 re = v[u].x, im = v[u].y;
             if (valid) {
                 xs[line * FX_LS + 2 * j] = (i64)re;
@@ -504,13 +505,7 @@ extern "C" __global__ void __launch_bounds__(FX_THREADS, FX_MIN_BLOCKS)
     // r1 r2 k3; threads walk pos (conflict-free shared reads) and scatter k to global
     for (int idx = threadIdx.x; idx < FX_LINES * FX_N; idx += FX_THREADS) {
         int line, pos;
-        if (inner == 1) {
-            line = idx / FX_N;
-            pos = idx % FX_N;
-        } else {
-            line = idx % FX_LINES;
-            pos = idx / FX_LINES;
-        }
+        fx_line_pos(idx, inner, line, pos);
         const long long b = line_base[line];
         if (b < 0) continue;
         const int k3 = pos % FX_R3, k12 = pos / FX_R3;

@@ -26,9 +26,15 @@ from ...profiling import phase
 from ..base import Engine, ResidueStack, RowStats
 from .compiler import cubin_path, get_function
 from .constants import moduli_macros, phase_b_macros, scaling_macros
-from .workspace import K_BLOCK, GemmWorkspace, pad_k, plan_workspace
+from .workspace import K_BLOCK, GemmWorkspace, free_device_bytes, pad_k, plan_workspace
 
-__all__ = ["CUBLAS_GEMM_DEFAULT", "CUDA_R_8I", "CUDA_R_32I", "CudaEngine", "CudaEventClock"]
+__all__ = [
+    "CUBLAS_GEMM_DEFAULT",
+    "CUDA_R_8I",
+    "CUDA_R_32I",
+    "CudaEngine",
+    "CudaEventClock",
+]
 
 #: ``cudaDataType_t`` values of CUDA's ``library_types.h`` (cupy's runtime module names
 #: CUDA_R_8I but not CUDA_R_32I, so both are spelled out here)
@@ -148,8 +154,7 @@ class CudaEngine(Engine):
             raise DeviceMemoryError(what, needed, self._free_bytes()) from exc
 
     def _free_bytes(self) -> int:
-        free, _ = self._cp.cuda.runtime.memGetInfo()
-        return int(free + self._cp.get_default_memory_pool().free_bytes())
+        return free_device_bytes(self._cp)
 
     def _gemm_s8(
         self,

@@ -17,6 +17,7 @@ import numpy as np
 from ...errors import DeviceMemoryError
 from ...ozaki.fixed_point import matrix_digits
 from .compiler import get_function
+from .workspace import free_device_bytes
 
 __all__ = ["FixedPassExecutor", "FourStepExecutor", "fragment_layout", "prepare_fixed"]
 
@@ -184,5 +185,4 @@ def _empty_like(x: Any, what: str) -> Any:
     try:
         return cupy.empty_like(x)
     except cupy.cuda.memory.OutOfMemoryError as exc:
-        free, _ = cupy.cuda.runtime.memGetInfo()
-        raise DeviceMemoryError(what, x.nbytes, int(free)) from exc
+        raise DeviceMemoryError(what, x.nbytes, free_device_bytes(cupy)) from exc

@@ -14,7 +14,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-__all__ = ["K_BLOCK", "MAX_COL_BLOCK", "GemmWorkspace", "pad_k", "plan_workspace"]
+__all__ = [
+    "K_BLOCK",
+    "MAX_COL_BLOCK",
+    "GemmWorkspace",
+    "free_device_bytes",
+    "pad_k",
+    "plan_workspace",
+]
 
 #: Phase-A k-block: |sum| <= k * 128 * 128 < 2**31 needs k < 2**17; we use 2**16.
 K_BLOCK = 1 << 16
@@ -104,3 +111,9 @@ def plan_workspace(
         bound_bytes=bound_bytes,
         out_bytes=out_bytes,
     )
+
+
+def free_device_bytes(cupy) -> int:
+    """Bytes an allocation can get: free device memory plus cupy's pool's free blocks."""
+    free, _ = cupy.cuda.runtime.memGetInfo()
+    return int(free + cupy.get_default_memory_pool().free_bytes())
