@@ -24,6 +24,12 @@
 #endif
 
 #define FX_LINES 8
+#ifndef FX_MIN_BLOCKS
+#define FX_MIN_BLOCKS 1
+#endif
+#ifndef FX_LOAD_BATCH
+#define FX_LOAD_BATCH 4
+#endif
 #define FX_INT_MIN (-2147483647 - 1)
 #ifndef FX_WARPS
 #define FX_WARPS 8  // warps per block (16 where one block fills a multiprocessor)
@@ -47,22 +53,44 @@ __device__ __forceinline__ int fx_frexp_exp(u64 bits) {
     return ef ? ef - 1022 : fx_bitlen(frac) - 1074;
 }
 
-// floor(v 2^(T - E) + 1/2) of the float64 with these bits
+// floor(v 2^(T - E) + 1/2) of the float64 with these bits, without branches: v = ±m 2^(f - 1075)
+// (f = max(biased exponent, 1), m with its implicit bit), so v 2^(T - E) = x / 2^(k + 1) with
+// x = ±m 2^L, L = max(T - 52, 0) and k = E + 1022 - f + max(52 - T, 0) (E is the line's
+// largest frexp exponent); floor(x / 2^(k+1) + 1/2) = ((x >> k) + 1) >> 1 with floor shifts
+// (exact for every sign; k clamped to 63 still gives 0). k < 0 only in lines of subnormals
+// (E < -1021), where the result is the exact x 2^(-k - 1). Zero gives 0.
+#define FX_TO_FIXED_L (FX_T > 52 ? FX_T - 52 : 0)
+template <bool ANY_E = true>  // false: the line's E >= -1021, so k >= 0
 __device__ __forceinline__ i64 fx_to_fixed(u64 bits, int line_exp) {
-    int ef = (int)((bits >> 52) & 0x7ff);
-    u64 frac = bits & ((1ull << 52) - 1);
-    if (ef == 0 && frac == 0) return 0;
-    i64 m = ef ? (i64)(frac | (1ull << 52)) : (i64)frac;
-    int ev = ef ? ef - 1075 : -1074;
-    if (bits >> 63) m = -m;
-    int q = ev + FX_T - line_exp;
-    if (q >= 0) return m << q;
-    int k = -q;
-    if (k >= 55) return 0;
-    return (m + (1ll << (k - 1))) >> k;
+    const unsigned hi = (unsigned)(bits >> 32);
+    const int ef = (int)((hi >> 20) & 0x7ffu);
+    const u64 m = (bits & ((1ull << 52) - 1)) | ((u64)(ef != 0) << 52);
+    const i64 x = (i64)(m << FX_TO_FIXED_L);
+    const i64 sx = (hi >> 31) ? -x : x;
+    const int k = min(line_exp + 1022 - max(ef, 1) + (FX_T < 52 ? 52 - FX_T : 0), 63);
+    if (!ANY_E) return ((sx >> k) + 1) >> 1;
+    return k >= 0 ? ((sx >> k) + 1) >> 1 : (sx * (1ll << (-k))) >> 1;
 }
 
-// z 2^e rounded once to nearest even, as float64 bits
+// z 2^e rounded once to nearest even, as float64 bits, when every nonzero z 2^e of the line
+// is a normal number (-1022 <= e and 62 + e <= 1022: fx_exit_is_normal): normalize |z| to
+// bit 63, keep 53 bits, round half to even, and add the biased exponent (a carry out of the
+// mantissa bumps the exponent, as in IEEE bit assembly).
+__device__ __forceinline__ bool fx_exit_is_normal(int e) { return e >= -1022 && e <= 960; }
+
+__device__ __forceinline__ u64 fx_from_fixed_normal(i64 z, int e) {
+    const u64 sign = (u64)z & (1ull << 63);
+    const u64 m = z < 0 ? (u64)(-z) : (u64)z;
+    const int lz = __clzll((long long)m);
+    const u64 mn = m << (lz & 63);
+    const u64 q = mn >> 11;
+    const unsigned rem = (unsigned)mn & 0x7ffu;
+    const u64 up = (rem + (unsigned)(q & 1)) > 0x400u;
+    const u64 bits = ((u64)(62 - lz + e + 1023) << 52) + q + up;
+    return m ? (sign | bits) : 0;
+}
+
+// z 2^e rounded once to nearest even, as float64 bits (any e: subnormals, overflow)
 __device__ __forceinline__ u64 fx_from_fixed(i64 z, int e) {
     if (z == 0) return 0;
     u64 sign = z < 0 ? (1ull << 63) : 0;
@@ -163,6 +191,35 @@ __device__ __forceinline__ void fx_mma(int (&c)[4], const int4 &a, unsigned b0, 
     }
 }
 
+// m16n8k16: the first k half of the m16n8k32 fragments (A registers a0, a1; B register b0)
+template <bool TOP>
+__device__ __forceinline__ void fx_mma16(int (&c)[4], const int2 &a, unsigned b0) {
+    if (TOP) {
+        asm(
+            "mma.sync.aligned.m16n8k16.row.col.s32.s8.s8.s32 "
+            "{%0,%1,%2,%3}, {%4,%5}, {%6}, {%0,%1,%2,%3};\n"
+            : "+r"(c[0]), "+r"(c[1]), "+r"(c[2]), "+r"(c[3])
+            : "r"(a.x), "r"(a.y), "r"(b0));
+    } else {
+        asm(
+            "mma.sync.aligned.m16n8k16.row.col.s32.s8.u8.s32 "
+            "{%0,%1,%2,%3}, {%4,%5}, {%6}, {%0,%1,%2,%3};\n"
+            : "+r"(c[0]), "+r"(c[1]), "+r"(c[2]), "+r"(c[3])
+            : "r"(a.x), "r"(a.y), "r"(b0));
+    }
+}
+
+template <bool TOP>
+__device__ __forceinline__ void fx_mma16_acc(int (&acc)[4][FX_NDIAG], int d, const int2 &a,
+                                             unsigned b0) {
+    int c[4] = {acc[0][d], acc[1][d], acc[2][d], acc[3][d]};
+    fx_mma16<TOP>(c, a, b0);
+    acc[0][d] = c[0];
+    acc[1][d] = c[1];
+    acc[2][d] = c[2];
+    acc[3][d] = c[3];
+}
+
 // acc[q][d] += A B for the four accumulator registers q of diagonal d
 template <bool TOP>
 __device__ __forceinline__ void fx_mma_acc(int (&acc)[4][FX_NDIAG], int d, const int4 &a,
@@ -175,46 +232,34 @@ __device__ __forceinline__ void fx_mma_acc(int (&acc)[4][FX_NDIAG], int d, const
     acc[3][d] = c[3];
 }
 
-// floor((sum_{d >= D} 256^(d - D) acc_d + 2^(hp - 1)) / 2^hp), exact (|z| < 2^63)
+// floor((sum_{d >= D} 256^(d - D) acc_d + 2^(hp - 1)) / 2^hp), exact (|z| < 2^63): the four
+// lowest diagonals and the rounding constant in `low` (< 2^49), the rest in `high`, and
+// floor((high 2^32 + low) / 2^hp) = high 2^(32 - hp) + floor(low / 2^hp) for hp <= 32.
+static_assert(FX_NDIAG <= 9, "the high group holds at most 5 diagonals");
 template <int HP>
 __device__ __forceinline__ i64 fx_combine(const int (&acc)[FX_NDIAG]) {
-    i64 groups[FX_NGROUPS];
+    static_assert(HP >= 1 && HP <= 32, "rounding shift out of the split's range");
+    i64 low = 1ll << (HP - 1);
 #pragma unroll
-    for (int g = 0; g < FX_NGROUPS; ++g) {
-        i64 t = 0;
+    for (int i = 0; i < 4 && i < FX_NDIAG; ++i) low += (i64)acc[i] * (1ll << (8 * i));
+    if (FX_NDIAG <= 4) return low >> HP;
+    i64 high = 0;
 #pragma unroll
-        for (int i = 0; i < 4; ++i)  // 32 x 32 -> 64-bit multiply-adds (IMAD.WIDE)
-            if (4 * g + i < FX_NDIAG) t += (i64)acc[4 * g + i] * (i64)(1 << (8 * i));
-        groups[g] = t;
-    }
-    groups[0] += 1ll << (HP - 1);
-    u64 z = 0;
-    i64 carry = 0;
-#pragma unroll
-    for (int g = 0; g < FX_NGROUPS; ++g) {
-        i64 t = groups[g] + carry;
-        bool last = g == FX_NGROUPS - 1;
-        i64 limb = last ? t : (t & 0xffffffffll);
-        carry = t >> 32;
-        int off = 32 * g - HP;
-        if (off < 0)
-            z += (u64)(limb >> (-off));
-        else if (off < 64)
-            z += (u64)limb << off;
-    }
-    return (i64)z;
+    for (int i = 4; i < FX_NDIAG; ++i) high += (i64)acc[i] * (1ll << (8 * (i - 4)));
+    return high * (1ll << (32 - HP)) + (low >> HP);
 }
 
 // Line and position along it of a block's flattened index: whole lines one after another
 // when the axis is contiguous (inner == 1: coalesced along the line), else the 8
 // neighbouring lines interleaved (coalesced across them).
 __device__ __forceinline__ void fx_line_pos(int idx, long long inner, int &line, int &pos) {
+    const unsigned u = (unsigned)idx;  // idx >= 0: unsigned division by the constants
     if (inner == 1) {
-        line = idx / FX_N;
-        pos = idx % FX_N;
+        line = (int)(u / FX_N);
+        pos = (int)(u % FX_N);
     } else {
-        line = idx % FX_LINES;
-        pos = idx / FX_LINES;
+        line = (int)(u % FX_LINES);
+        pos = (int)(u / FX_LINES);
     }
 }
 
@@ -222,16 +267,26 @@ __host__ __device__ constexpr int fx_ceil_log2(int r) {
     return r <= 1 ? 0 : 1 + fx_ceil_log2((r + 1) / 2);
 }
 
+template <int CONVERT>
+__device__ __forceinline__ i64 fx_stage_input(i64 x, int s, int line_exp) {
+    if (CONVERT == 1) return fx_to_fixed<false>((u64)x, line_exp);
+    if (CONVERT == 2) return fx_to_fixed<true>((u64)x, line_exp);
+    return x << s;
+}
+
 // One stage: radix R, PREV the previous radix (1 for the first), KB = r_1 ... r_{l-1}.
-template <int R, int PREV, int KB, bool FIRST, bool RENORM>
+// CONVERT (first stage of a pass without twiddles): xs holds the raw float64 bits, converted
+// to fixed point with the line exponents as the B fragments are built (1: every line's
+// E >= -1021, 2: any E).
+template <int R, int PREV, int KB, bool FIRST, bool RENORM, int CONVERT = 0>
 __device__ void fx_stage(i64 *xs, const int4 *__restrict__ frag, u64 *or_in, u64 *or_out,
-                         int *shift_out) {
+                         int *shift_out, const int *line_exp = nullptr) {
     constexpr int M = FX_N / KB;      // remaining input positions per output digit prefix
     constexpr int SUFFIX = M / R;
     constexpr int TASKS = KB * SUFFIX;  // vectors per line
     constexpr int MT = (2 * R + 15) / 16;
     constexpr int KC = (2 * R + 31) / 32;
-    constexpr bool PACK = 2 * R <= 16;
+    constexpr bool HALF = 2 * R <= 16;  // k <= 16: m16n8k16 MMAs
     // h' = h - 8 D with h = S + ceil(log2 R) + 1, S = 8 DW - 2 (ozfft/ozaki/fixed_point.py)
     constexpr int HP = (8 * FX_DW - 2) + fx_ceil_log2(R) + 1 - 8 * FX_D;
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
@@ -248,10 +303,14 @@ __device__ void fx_stage(i64 *xs, const int4 *__restrict__ frag, u64 *or_in, u64
         }
     }
     u64 my_or[2] = {0, 0};
+    const int e_in = CONVERT ? line_exp[gid] : 0;
 
     for (int task = warp; task < TASKS; task += FX_WARPS) {
         const int kidx = task / SUFFIX, jp = task % SUFFIX;
-        const int g = FIRST ? 0 : (kidx % PREV) * SUFFIX + jp;
+        // group g = (kidx mod PREV) SUFFIX + jp = task mod (PREV SUFFIX): fixed per warp when
+        // the warps tile the groups (then the A fragments stay in registers across tasks)
+        constexpr int G = PREV * SUFFIX;
+        const int g = FIRST ? 0 : (FX_WARPS % G == 0 ? warp % G : task % G);
         const int base = kidx * M + jp;
         // B fragments: digits of x[k = 2 j + part] for this line, 4 consecutive k per word
         unsigned bw[FX_DX][KC][2];
@@ -262,18 +321,18 @@ __device__ void fx_stage(i64 *xs, const int4 *__restrict__ frag, u64 *or_in, u64
                 // k = 4 tig + i (+16 h, +32 kc): elements j0 and j0 + 1, (re, im) each
                 const int j0 = kc * 16 + h * 8 + tig * 2;
                 i64 v[4] = {0, 0, 0, 0};
-                if (!(PACK && h == 1)) {
+                if (!(HALF && h == 1)) {
                     if (j0 < R) {
                         const longlong2 e = *reinterpret_cast<const longlong2 *>(
                             xs + gid * FX_LS + 2 * (base + j0 * SUFFIX));
-                        v[0] = e.x << s;
-                        v[1] = e.y << s;
+                        v[0] = fx_stage_input<CONVERT>(e.x, s, e_in);
+                        v[1] = fx_stage_input<CONVERT>(e.y, s, e_in);
                     }
                     if (j0 + 1 < R) {
                         const longlong2 e = *reinterpret_cast<const longlong2 *>(
                             xs + gid * FX_LS + 2 * (base + (j0 + 1) * SUFFIX));
-                        v[2] = e.x << s;
-                        v[3] = e.y << s;
+                        v[2] = fx_stage_input<CONVERT>(e.x, s, e_in);
+                        v[3] = fx_stage_input<CONVERT>(e.y, s, e_in);
                     }
                 }
                 unsigned w[FX_DX];
@@ -291,52 +350,42 @@ __device__ void fx_stage(i64 *xs, const int4 *__restrict__ frag, u64 *or_in, u64
 #pragma unroll
                 for (int d = 0; d < FX_NDIAG; ++d) acc[q][d] = 0;
 #pragma unroll
-            for (int kc = 0; kc < KC; ++kc) {
-                int4 af[FX_DW];
+            if (HALF) {
+                // 2R <= 16: one m16n8k16 MMA per digit pair, operands straight from the
+                // registers they were loaded into (no packing moves)
+                int2 af[FX_DW];
 #pragma unroll
                 for (int c = 0; c < FX_DW; ++c)
-                    af[c] = frag[(((g * MT + mt) * KC + kc) * FX_DW + c) * 32 + lane];
-                if (PACK) {
-                    // 2R <= 16: a pair fills k < 16 only, so two pairs of one diagonal
-                    // share an MMA (A columns 0..15 of digit c | of digit c'; B b0 of
-                    // digit a | of digit a'); the signed top data digit goes alone.
+                    af[c] = reinterpret_cast<const int2 *>(frag)[2 * ((g * MT + mt) * FX_DW + c) * 32 + 2 * lane];
 #pragma unroll
-                    for (int d = FX_D; d <= FX_LAST_DIAG; ++d) {
-                        int pending = -1;
+                for (int c = 0; c < FX_DW; ++c) {
 #pragma unroll
-                        for (int c = 0; c < FX_DW; ++c) {
-                            const int a = d - c;
-                            if (a < 0 || a >= FX_DX) continue;
-                            if (a == FX_DX - 1) {
-                                int4 aa = make_int4(af[c].x, af[c].y, 0, 0);
-                                fx_mma_acc<true>(acc, d - FX_D, aa, bw[a][0][0], 0u);
-                            } else if (pending < 0) {
-                                pending = c;
-                            } else {
-                                int4 aa = make_int4(af[pending].x, af[pending].y, af[c].x, af[c].y);
-                                fx_mma_acc<false>(acc, d - FX_D, aa, bw[d - pending][0][0],
-                                                  bw[a][0][0]);
-                                pending = -1;
-                            }
-                        }
-                        if (pending >= 0) {
-                            int4 aa = make_int4(af[pending].x, af[pending].y, 0, 0);
-                            fx_mma_acc<false>(acc, d - FX_D, aa, bw[d - pending][0][0], 0u);
-                        }
+                    for (int a = 0; a < FX_DX; ++a) {
+                        if (a + c < FX_D) continue;
+                        if (a == FX_DX - 1)
+                            fx_mma16_acc<true>(acc, a + c - FX_D, af[c], bw[a][0][0]);
+                        else
+                            fx_mma16_acc<false>(acc, a + c - FX_D, af[c], bw[a][0][0]);
                     }
-                } else {
+                }
+            } else {
+#pragma unroll
+                for (int kc = 0; kc < KC; ++kc) {
+                    int4 af[FX_DW];
+#pragma unroll
+                    for (int c = 0; c < FX_DW; ++c)
+                        af[c] = frag[(((g * MT + mt) * KC + kc) * FX_DW + c) * 32 + lane];
 #pragma unroll
                     for (int c = 0; c < FX_DW; ++c) {
 #pragma unroll
                         for (int a = 0; a < FX_DX; ++a) {
-                            if (a + c >= FX_D) {
-                                if (a == FX_DX - 1)
-                                    fx_mma_acc<true>(acc, a + c - FX_D, af[c], bw[a][kc][0],
-                                                     bw[a][kc][1]);
-                                else
-                                    fx_mma_acc<false>(acc, a + c - FX_D, af[c], bw[a][kc][0],
-                                                      bw[a][kc][1]);
-                            }
+                            if (a + c < FX_D) continue;
+                            if (a == FX_DX - 1)
+                                fx_mma_acc<true>(acc, a + c - FX_D, af[c], bw[a][kc][0],
+                                                 bw[a][kc][1]);
+                            else
+                                fx_mma_acc<false>(acc, a + c - FX_D, af[c], bw[a][kc][0],
+                                                  bw[a][kc][1]);
                         }
                     }
                 }
@@ -365,12 +414,81 @@ __device__ void fx_stage(i64 *xs, const int4 *__restrict__ frag, u64 *or_in, u64
     }
 }
 
-#ifndef FX_MIN_BLOCKS
-#define FX_MIN_BLOCKS 1
-#endif
-#ifndef FX_LOAD_BATCH
-#define FX_LOAD_BATCH 4
-#endif
+// The load sweep: raw float64 bits of the block's lines into shared memory, and per line the
+// largest |component bits| >> 32 (atomicMax into line_key). CONTIG (inner == 1): the lines
+// are one contiguous run of the array. Every thread runs the same number of iterations (the
+// warp reductions need whole warps); FX_LOAD_BATCH independent 16-byte loads per thread.
+template <bool CONTIG, bool FULL>  // FULL: all FX_LINES lines exist (no guards)
+__device__ __forceinline__ void fx_load(const ulonglong2 *__restrict__ in, i64 *xs,
+                                        const long long *line_base, unsigned *line_key,
+                                        long long inner, long long first, long long lines) {
+    constexpr bool WHOLE = FX_LINES * FX_N % (FX_THREADS * FX_LOAD_BATCH) == 0;
+    const int count = FULL ? FX_LINES * FX_N : (int)min((long long)FX_LINES, lines - first) * FX_N;
+    const ulonglong2 *chunk = in + first * FX_N;
+    for (int base = 0; base < FX_LINES * FX_N; base += FX_THREADS * FX_LOAD_BATCH) {
+        ulonglong2 v[FX_LOAD_BATCH];
+#pragma unroll
+        for (int u = 0; u < FX_LOAD_BATCH; ++u) {
+            const int idx = base + u * FX_THREADS + threadIdx.x;
+            const bool inside = WHOLE || idx < FX_LINES * FX_N;
+            v[u] = make_ulonglong2(0, 0);
+            if (CONTIG) {
+                if ((FULL && WHOLE) || idx < count) v[u] = chunk[idx];
+            } else {
+                int line, j;
+                fx_line_pos(idx, inner, line, j);
+                if (inside) {
+                    const long long b = line_base[line];
+                    if (FULL || b >= 0) v[u] = in[b + (long long)j * inner];
+                }
+            }
+        }
+#pragma unroll
+        for (int u = 0; u < FX_LOAD_BATCH; ++u) {
+            const int idx = base + u * FX_THREADS + threadIdx.x;
+            int line, j;
+            fx_line_pos(idx, CONTIG ? 1 : inner, line, j);
+            if (WHOLE || idx < FX_LINES * FX_N)
+                *reinterpret_cast<ulonglong2 *>(xs + line * FX_LS + 2 * j) = v[u];
+            unsigned key = max((unsigned)(v[u].x >> 32) & 0x7fffffffu,
+                               (unsigned)(v[u].y >> 32) & 0x7fffffffu);
+            // one atomic per line and warp: lanes of one line are contiguous (CONTIG, FX_N a
+            // multiple of 32) or 8 apart (strided)
+            if (CONTIG && FX_N % 32 == 0) {
+                key = __reduce_max_sync(0xffffffffu, key);
+                if ((threadIdx.x & 31) == 0) atomicMax(&line_key[line], key);
+            } else if (!CONTIG) {
+                key = max(key, __shfl_xor_sync(0xffffffffu, key, 8));
+                key = max(key, __shfl_xor_sync(0xffffffffu, key, 16));
+                if ((threadIdx.x & 31) < 8) atomicMax(&line_key[line], key);
+            } else if (key) {
+                atomicMax(&line_key[line], key);
+            }
+        }
+    }
+}
+
+// The exit sweep: fixed point to float64 bits, natural order, one 16-byte store per element.
+template <bool NORMAL>
+__device__ __forceinline__ void fx_exit(const i64 *xs, ulonglong2 *__restrict__ out,
+                                        const long long *line_base, const int *line_exp,
+                                        long long inner) {
+    for (int idx = threadIdx.x; idx < FX_LINES * FX_N; idx += FX_THREADS) {
+        int line, pos;
+        fx_line_pos(idx, inner, line, pos);
+        const long long b = line_base[line];
+        if (b < 0) continue;
+        const int k3 = pos % FX_R3, k12 = pos / FX_R3;
+        const int k2 = k12 % FX_R2, k1 = k12 / FX_R2;
+        const int k = k1 + FX_R1 * (k2 + FX_R2 * k3);
+        const int e = line_exp[line];
+        const longlong2 z = *reinterpret_cast<const longlong2 *>(xs + line * FX_LS + 2 * pos);
+        out[b + (long long)k * inner] =
+            NORMAL ? make_ulonglong2(fx_from_fixed_normal(z.x, e), fx_from_fixed_normal(z.y, e))
+                   : make_ulonglong2(fx_from_fixed(z.x, e), fx_from_fixed(z.y, e));
+    }
+}
+
 
 extern "C" __global__ void __launch_bounds__(FX_THREADS, FX_MIN_BLOCKS)
     oz_fft_fixed_pass(const ulonglong2 *__restrict__ in, ulonglong2 *__restrict__ out,
@@ -379,6 +497,7 @@ extern "C" __global__ void __launch_bounds__(FX_THREADS, FX_MIN_BLOCKS)
                       const longlong2 *__restrict__ twiddle, long long tw_rows) {
     extern __shared__ __align__(16) i64 xs[];  // [FX_LINES][FX_LS]
     __shared__ int line_exp[FX_LINES];
+    __shared__ unsigned line_key[FX_LINES];  // largest |component bits| >> 32 of the line
     __shared__ int line_shift[FX_STAGES + 1][FX_LINES];
     __shared__ u64 line_or[4][FX_LINES];  // OR of |z| per line after each stage / twiddle
     __shared__ long long line_base[FX_LINES];  // element offset of j = 0 (-1: no such line)
@@ -389,79 +508,66 @@ extern "C" __global__ void __launch_bounds__(FX_THREADS, FX_MIN_BLOCKS)
         const long long gl = first + threadIdx.x;
         line_base[threadIdx.x] = gl < lines ? (gl / inner) * FX_N * inner + gl % inner : -1;
         line_row[threadIdx.x] = gl < lines ? gl % tw_rows : 0;
-        line_exp[threadIdx.x] = FX_INT_MIN;
+        line_key[threadIdx.x] = 0;
         for (int l = 0; l < 4; ++l) line_or[l][threadIdx.x] = 0;
         for (int l = 0; l <= FX_STAGES; ++l) line_shift[l][threadIdx.x] = 0;
     }
     __syncthreads();
-    // load: raw float64 bits; line exponent = max frexp exponent of nonzero components
-    // every thread runs the same number of iterations (the shuffles below need whole
-    // warps); FX_LOAD_BATCH independent 16-byte loads in flight per thread
-    for (int base = 0; base < FX_LINES * FX_N; base += FX_THREADS * FX_LOAD_BATCH) {
-        ulonglong2 v[FX_LOAD_BATCH];
+    // load: raw float64 bits; line exponent E = max frexp exponent of nonzero components.
+    // The largest |bits| >> 32 of a line (the float order on magnitudes) gives E when it is a
+    // normal number; lines whose largest component is subnormal or zero take a second sweep.
+    const bool full = first + FX_LINES <= lines;
+    if (inner == 1 && full)
+        fx_load<true, true>(in, xs, line_base, line_key, inner, first, lines);
+    else if (inner == 1)
+        fx_load<true, false>(in, xs, line_base, line_key, inner, first, lines);
+    else if (full)
+        fx_load<false, true>(in, xs, line_base, line_key, inner, first, lines);
+    else
+        fx_load<false, false>(in, xs, line_base, line_key, inner, first, lines);
+    __syncthreads();
+    if (threadIdx.x < FX_LINES) {
+        const unsigned key = line_key[threadIdx.x];
+        line_exp[threadIdx.x] = key >= (1u << 20) ? (int)(key >> 20) - 1022 : FX_INT_MIN;
+    }
+    __syncthreads();
+    bool exact_sweep = false;
 #pragma unroll
-        for (int u = 0; u < FX_LOAD_BATCH; ++u) {
-            const int idx = base + u * FX_THREADS + threadIdx.x;
-            int line, j;
-            fx_line_pos(idx, inner, line, j);
-            v[u] = make_ulonglong2(0, 0);
-            if (idx < FX_LINES * FX_N) {
-                const long long b = line_base[line];
-                if (b >= 0) v[u] = in[b + (long long)j * inner];
-            }
-        }
-#pragma unroll
-        for (int u = 0; u < FX_LOAD_BATCH; ++u) {
-            const int idx = base + u * FX_THREADS + threadIdx.x;
-            const bool valid = idx < FX_LINES * FX_N;
-            int line, j;
-            fx_line_pos(idx, inner, line, j);
-            const u64 re = v[u].x, im = v[u].y;
-            if (valid) {
-                xs[line * FX_LS + 2 * j] = (i64)re;
-                xs[line * FX_LS + 2 * j + 1] = (i64)im;
-            }
+    for (int l = 0; l < FX_LINES; ++l) exact_sweep |= line_exp[l] == FX_INT_MIN;
+    if (exact_sweep) {  // block-uniform: some line's components are all subnormal or zero
+        for (int idx = threadIdx.x; idx < FX_LINES * FX_N; idx += FX_THREADS) {
+            const int line = idx / FX_N, j = idx % FX_N;
+            if (line_key[line] >= (1u << 20)) continue;
+            const u64 re = (u64)xs[line * FX_LS + 2 * j], im = (u64)xs[line * FX_LS + 2 * j + 1];
             int e = FX_INT_MIN;
             if (re << 1) e = fx_frexp_exp(re);
             if (im << 1) e = max(e, fx_frexp_exp(im));
-            // one atomic per line and warp: lanes of one line are contiguous (inner == 1,
-            // FX_N a multiple of 32) or 8 apart (inner > 1)
-            if (inner == 1 && FX_N % 32 == 0) {
-#pragma unroll
-                for (int o = 16; o > 0; o >>= 1) e = max(e, __shfl_xor_sync(0xffffffffu, e, o));
-                if ((threadIdx.x & 31) == 0 && e != FX_INT_MIN) atomicMax(&line_exp[line], e);
-            } else if (inner != 1) {
-                e = max(e, __shfl_xor_sync(0xffffffffu, e, 8));
-                e = max(e, __shfl_xor_sync(0xffffffffu, e, 16));
-                if ((threadIdx.x & 31) < 8 && e != FX_INT_MIN) atomicMax(&line_exp[line], e);
-            } else if (valid && e != FX_INT_MIN) {
-                atomicMax(&line_exp[line], e);
-            }
+            if (e != FX_INT_MIN) atomicMax(&line_exp[line], e);
         }
+        __syncthreads();
+        if (threadIdx.x < FX_LINES && line_exp[threadIdx.x] == FX_INT_MIN) line_exp[threadIdx.x] = 0;
+        __syncthreads();
     }
-    __syncthreads();
-    if (threadIdx.x < FX_LINES && line_exp[threadIdx.x] == FX_INT_MIN) line_exp[threadIdx.x] = 0;
-    __syncthreads();
+#if FX_TWIDDLE
+    // the second pass of a four-step plan: x' = floor(x t / 2^(S+1) + 1/2), t = round(2^S
+    // w_n^(k_a j)), before stage 1; lines are the rows of (batch, n_a, FX_N) arrays: k_a =
+    // line mod n_a (= tw_rows)
     for (int base = 0; base < FX_LINES * FX_N; base += FX_THREADS) {
-        const int idx = base + threadIdx.x;
+        const unsigned idx = base + threadIdx.x;
         const bool valid = idx < FX_LINES * FX_N;
         const int line = valid ? idx / FX_N : 0, j = idx % FX_N;
         u64 bits = 0;
         if (valid) {
-            i64 *p = xs + line * FX_LS + 2 * j;
-            i64 xr = fx_to_fixed((u64)p[0], line_exp[line]);
-            i64 xi = fx_to_fixed((u64)p[1], line_exp[line]);
-#if FX_TWIDDLE
-            // x' = floor(x t / 2^(S+1) + 1/2), t = round(2^S w_n^(k_a j)); lines are the
-            // rows of (batch, n_a, FX_N) arrays: k_a = line mod n_a (= tw_rows)
+            longlong2 *p = reinterpret_cast<longlong2 *>(xs + line * FX_LS + 2 * j);
+            const longlong2 raw = *p;
+            const int e = line_exp[line];
+            i64 xr = fx_to_fixed((u64)raw.x, e);
+            i64 xi = fx_to_fixed((u64)raw.y, e);
             const longlong2 tw = twiddle[line_row[line] * j];
             xr_xi_twiddle(xr, xi, tw.x, tw.y);
             bits = (u64)(xr < 0 ? -xr : xr) | (u64)(xi < 0 ? -xi : xi);
-#endif
-            p[0] = xr;
-            p[1] = xi;
+            *p = make_longlong2(xr, xi);
         }
-#if FX_TWIDDLE
         // OR of |x'| per line for the renormalization before stage 1
         if (FX_N % 32 == 0) {
 #pragma unroll
@@ -470,11 +576,18 @@ extern "C" __global__ void __launch_bounds__(FX_THREADS, FX_MIN_BLOCKS)
         } else if (bits) {
             atomicOr(&line_or[3][line], bits);
         }
-#endif
     }
     __syncthreads();
-
-    fx_stage<FX_R1, 1, 1, true, FX_TWIDDLE != 0>(xs, frag1, line_or[3], line_or[0], line_shift[0]);
+    fx_stage<FX_R1, 1, 1, true, true>(xs, frag1, line_or[3], line_or[0], line_shift[0]);
+#else
+    // stage 1 converts the raw bits as it reads them
+    if (exact_sweep)
+        fx_stage<FX_R1, 1, 1, true, false, 2>(xs, frag1, line_or[3], line_or[0], line_shift[0],
+                                              line_exp);
+    else
+        fx_stage<FX_R1, 1, 1, true, false, 1>(xs, frag1, line_or[3], line_or[0], line_shift[0],
+                                              line_exp);
+#endif
     __syncthreads();
 #if FX_STAGES >= 2
     fx_stage<FX_R2, FX_R1, FX_R1, false, true>(xs, frag2, line_or[0], line_or[1], line_shift[1]);
@@ -502,17 +615,13 @@ extern "C" __global__ void __launch_bounds__(FX_THREADS, FX_MIN_BLOCKS)
     }
     __syncthreads();
     // exit: shared position pos = ((k1 r2) + k2) r3 + k3 holds natural k = k1 + r1 k2 +
-    // r1 r2 k3; threads walk pos (conflict-free shared reads) and scatter k to global
-    for (int idx = threadIdx.x; idx < FX_LINES * FX_N; idx += FX_THREADS) {
-        int line, pos;
-        fx_line_pos(idx, inner, line, pos);
-        const long long b = line_base[line];
-        if (b < 0) continue;
-        const int k3 = pos % FX_R3, k12 = pos / FX_R3;
-        const int k2 = k12 % FX_R2, k1 = k12 / FX_R2;
-        const int k = k1 + FX_R1 * (k2 + FX_R2 * k3);
-        const int e = line_exp[line];
-        const longlong2 z = *reinterpret_cast<const longlong2 *>(xs + line * FX_LS + 2 * pos);
-        out[b + (long long)k * inner] = make_ulonglong2(fx_from_fixed(z.x, e), fx_from_fixed(z.y, e));
-    }
+    // r1 r2 k3; threads walk pos (conflict-free shared reads) and scatter k to global.
+    // Blocks whose lines all give normal numbers (or zero) take the short conversion.
+    bool all_normal = true;
+#pragma unroll
+    for (int l = 0; l < FX_LINES; ++l) all_normal &= fx_exit_is_normal(line_exp[l]);
+    if (all_normal)
+        fx_exit<true>(xs, out, line_base, line_exp, inner);
+    else
+        fx_exit<false>(xs, out, line_base, line_exp, inner);
 }
