@@ -93,6 +93,42 @@ def test_fused_every_axis_and_order(shape, order, rng):
     np.testing.assert_array_equal(cp.asnumpy(ozfft.fftn(strided)), ozfft.fftn(x[:, ::2]))
 
 
+@pytest.mark.parametrize("axes", [None, (2, 0, 1), (1, 2, 0), (0, 2), (2, 0), (1, 1, 0)])
+def test_carried_passes_bitwise(axes, rng):
+    """Runs of fused axes hand fixed point on (either order of the previous axis, repeated
+    axes breaking the run): GPU and NumPy engines give the same bits."""
+    x = rng.standard_normal((12, 16, 10)) + 1j * rng.standard_normal((12, 16, 10))
+    x[3] *= 2.0**-300
+    x[5, 2] = 0
+    x[7, :, 4] = 5e-324
+    d = cp.asarray(x)
+    for f in (ozfft.fftn, ozfft.ifftn):
+        np.testing.assert_array_equal(cp.asnumpy(f(d, axes=axes)), f(x, axes=axes))
+    for norm in ("ortho", "forward"):
+        np.testing.assert_array_equal(
+            cp.asnumpy(ozfft.ifftn(d, axes=axes, norm=norm)), ozfft.ifftn(x, axes=axes, norm=norm)
+        )
+    r = x.real.copy()
+    np.testing.assert_array_equal(
+        cp.asnumpy(ozfft.rfftn(cp.asarray(r), axes=axes)), ozfft.rfftn(r, axes=axes)
+    )
+    spec = ozfft.rfftn(r)
+    np.testing.assert_array_equal(
+        cp.asnumpy(ozfft.irfftn(cp.asarray(spec), s=r.shape)), ozfft.irfftn(spec, s=r.shape)
+    )
+
+
+def test_carried_passes_4d_and_fp32(rng):
+    x = rng.standard_normal((3, 8, 6, 5)) + 1j * rng.standard_normal((3, 8, 6, 5))
+    d = cp.asarray(x)
+    for precision in ("fp64", "fp32"):
+        np.testing.assert_array_equal(
+            cp.asnumpy(ozfft.fftn(d, precision=precision)), ozfft.fftn(x, precision=precision)
+        )
+    f = np.asfortranarray(x)
+    np.testing.assert_array_equal(cp.asnumpy(ozfft.fftn(cp.asarray(f, order="F"))), ozfft.fftn(f))
+
+
 def test_fused_extreme_values():
     x = np.zeros((4, 64), complex)
     x[0] = 5e-324
@@ -119,15 +155,16 @@ def test_fused_kernel_has_no_fp64_arithmetic():
         pytest.skip("cuobjdump not on PATH")
     for n in (64, 512, 1000):
         ex = FixedPassExecutor(get_plan(n, FFTOptions()))
-        sass = subprocess.run(
-            [tool, "-sass", str(cubin_path("fft/fixed_pass.cu", ex.macros))],
-            capture_output=True,
-            text=True,
-            check=True,
-        ).stdout
-        assert "IMMA" in sass  # the stages run on INT8 tensor cores
-        fp64 = re.findall(r"\b(D(?:FMA|ADD|MUL|SETP|MNMX)|[IF]2F\.F64|F2I\.F64)\b", sass)
-        assert not fp64, sorted(set(fp64))
+        for carry_in in (False, True):
+            for carry_out in (False, True):
+                ex.kernel(carry_in, carry_out)  # compiled into the cache
+                path = cubin_path("fft/fixed_pass.cu", ex.kernel_macros(carry_in, carry_out))
+                sass = subprocess.run(
+                    [tool, "-sass", str(path)], capture_output=True, text=True, check=True
+                ).stdout
+                assert "IMMA" in sass  # the stages run on INT8 tensor cores
+                fp64 = re.findall(r"\b(D(?:FMA|ADD|MUL|SETP|MNMX)|[IF]2F\.F64|F2I\.F64)\b", sass)
+                assert not fp64, sorted(set(fp64))
 
 
 def test_fused_executor_cached_per_device(rng):

@@ -15,6 +15,8 @@ from ozfft.fourier.plan import MAX_FIXED, fixed_point_radices
 from ozfft.options import FFTOptions
 from ozfft.ozaki.fixed_point import (
     FORMATS,
+    align_carried,
+    carried_line_exponent,
     combine_diagonals,
     data_digits,
     from_fixed,
@@ -83,17 +85,37 @@ def test_combine_is_exact(radix, rng):
         assert int(z[i]) == (y + 2 ** (h - 1)) >> h
 
 
+def _frexp_exponent(v: Fraction) -> int:
+    """The smallest ``E`` with ``|v| < 2**E`` (``v != 0``), exactly."""
+    e = abs(v.numerator).bit_length() - v.denominator.bit_length() + 1
+    while abs(v) < Fraction(2) ** (e - 1):
+        e -= 1
+    while abs(v) >= Fraction(2) ** e:
+        e += 1
+    return e
+
+
 def _exact_line(x: np.ndarray, plan) -> list[complex]:
     """The fixed-point scheme on one line in Python integers and Fractions (independent
     of the vectorized code: direct sums over the plan's stage matrices)."""
+    re, im, exponent = _exact_line_fixed(
+        [Fraction(float(c.real)) for c in x], [Fraction(float(c.imag)) for c in x], plan
+    )
+    scale = Fraction(2) ** exponent
+    return [complex(float(a * scale), float(b * scale)) for a, b in zip(re, im, strict=True)]
+
+
+def _exact_line_fixed(vre: list[Fraction], vim: list[Fraction], plan):
+    """The integers of one line from exact input values: entry (the largest frexp
+    exponent, floor(v 2**(T - E) + 1/2)), the stages, natural order. Returns the parts
+    and the exponent (value = part * 2**exponent)."""
     fmt = plan.digit_format
     n = plan.n
-    vals = [Fraction(float(c.real)) for c in x] + [Fraction(float(c.imag)) for c in x]
-    nonzero = [v for v in vals if v]
-    big = max((math.frexp(float(v))[1] for v in nonzero), default=0)
+    nonzero = [v for v in vre + vim if v]
+    big = max((_frexp_exponent(v) for v in nonzero), default=0)
     fix = lambda v: math.floor(v * Fraction(2) ** (fmt.data_bits - big) + Fraction(1, 2))  # noqa: E731
-    re = [fix(Fraction(float(c.real))) for c in x]
-    im = [fix(Fraction(float(c.imag))) for c in x]
+    re = [fix(v) for v in vre]
+    im = [fix(v) for v in vim]
     exponent = big - fmt.data_bits
     m = n  # layout (K, m): position K * m + j * suffix + j'
     kb = 1
@@ -141,7 +163,7 @@ def _exact_line(x: np.ndarray, plan) -> list[complex]:
         exponent += fmt.exponent_gain(r)
         kb *= r
         m = suffix
-    out = []
+    out_re, out_im = [], []
     for k in range(n):
         digits, rest = [], k
         for r in plan.radices:
@@ -150,13 +172,9 @@ def _exact_line(x: np.ndarray, plan) -> list[complex]:
         pos = 0
         for d, r in zip(digits, plan.radices, strict=True):
             pos = pos * r + d
-        out.append(
-            complex(
-                float(Fraction(re[pos]) * Fraction(2) ** exponent),
-                float(Fraction(im[pos]) * Fraction(2) ** exponent),
-            )
-        )
-    return out
+        out_re.append(re[pos])
+        out_im.append(im[pos])
+    return out_re, out_im, exponent
 
 
 @pytest.mark.parametrize("n", [6, 12, 30, 64])
@@ -207,3 +225,52 @@ def test_zero_and_tiny_lines():
     ref = -1e308 * np.exp(-2j * np.pi * (3 * np.arange(16) % 16).astype(np.longdouble) / 16)
     assert np.isfinite(y[:, 2]).all()
     assert np.abs(y[:, 2] - ref).max() <= 4e-16 * 1e308
+
+
+@pytest.mark.parametrize("shape", [(6, 12), (8, 5)])
+@pytest.mark.parametrize("precision", ["fp64", "fp32"])
+def test_carried_fixed_point_equals_python_integers(shape, precision, rng):
+    """fftn over two one-pass axes hands fixed point on (ozaki/fixed_point.py, "Carried
+    fixed point"): the rows' integers and exponents enter the column pass exactly, and
+    only the end rounds to float64 — checked against Python integers and Fractions."""
+    n0, n1 = shape
+    opts = FFTOptions(precision=precision)
+    x = rng.standard_normal(shape) + 1j * rng.standard_normal(shape)
+    x[1] *= 2.0**-40  # rows of very different scales: the column entry aligns them
+    x[2, 1:] = 0
+    rows = [
+        _exact_line_fixed(
+            [Fraction(float(v.real)) for v in x[i]],
+            [Fraction(float(v.imag)) for v in x[i]],
+            get_plan(n1, opts),
+        )
+        for i in range(n0)
+    ]
+    got = ozfft.fftn(x, precision=precision)
+    for k in range(n1):
+        vre = [Fraction(re[k]) * Fraction(2) ** e for re, _, e in rows]
+        vim = [Fraction(im[k]) * Fraction(2) ** e for _, im, e in rows]
+        re, im, e = _exact_line_fixed(vre, vim, get_plan(n0, opts))
+        scale = Fraction(2) ** e
+        want = [complex(float(a * scale), float(b * scale)) for a, b in zip(re, im, strict=True)]
+        assert list(got[:, k]) == want
+
+
+def test_carried_rules_are_exact(rng):
+    z = rng.integers(-(2**62), 2**62, 4000) >> rng.integers(0, 63, 4000)
+    e = rng.integers(-1100, 1000, 4000)
+    z[:5] = [0, 1, -1, 2**62 - 1, -(2**62)]
+    big = carried_line_exponent(z, np.zeros_like(z), e)
+    want = max(int(a).bit_length() + int(b) for a, b in zip(np.abs(z), e, strict=True) if a)
+    assert big == want
+    for bits in (62, 30):
+        for exponent in (want, want + 3, want + 70):
+            got = align_carried(z, e, exponent, bits)
+            ref = [
+                math.floor(
+                    Fraction(int(a)) * Fraction(2) ** (int(b) + bits - exponent) + Fraction(1, 2)
+                )
+                for a, b in zip(z, e, strict=True)
+            ]
+            assert [int(v) for v in got] == ref
+    assert carried_line_exponent(np.zeros(3, np.int64), np.zeros(3, np.int64), e[:3]) == 0

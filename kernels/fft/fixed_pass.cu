@@ -37,6 +37,11 @@
 #define FX_THREADS (32 * FX_WARPS)
 // line stride in int64 words: 2 per complex number plus 2 of padding (bank spread)
 #define FX_LS (2 * FX_N + 2)
+// a carried pass's source exponents (int16) in the order stage 1 reads them: position
+// pos = jp + j (N / r1) at jp r1 + j, lines FX_N + 8 apart (the 8 lines of a read fall on
+// distinct banks)
+#define FX_XE_LS (FX_N + 8)
+#define FX_XE(line, pos) ((line) * FX_XE_LS + ((pos) % (FX_N / FX_R1)) * FX_R1 + (pos) / (FX_N / FX_R1))
 #define FX_LAST_DIAG (FX_DX + FX_DW - 2)
 #define FX_NDIAG (FX_LAST_DIAG - FX_D + 1)
 #define FX_NGROUPS ((FX_NDIAG + 3) / 4)
@@ -70,6 +75,15 @@ __device__ __forceinline__ i64 fx_to_fixed(u64 bits, int line_exp) {
     const int k = min(line_exp + 1022 - max(ef, 1) + (FX_T < 52 ? 52 - FX_T : 0), 63);
     if (!ANY_E) return ((sx >> k) + 1) >> 1;
     return k >= 0 ? ((sx >> k) + 1) >> 1 : (sx * (1ll << (-k))) >> 1;
+}
+
+// floor(z 2^(e + T - E) + 1/2) of a carried fixed-point component z 2^e (FX_CARRY_IN): a left
+// shift when e + T >= E (exact: bitlen(z) + e <= E), else ((z >> (k - 1)) + 1) >> 1 for the
+// right shift k (k - 1 clamped to 63 still gives 0).
+__device__ __forceinline__ i64 fx_align(i64 z, int e, int line_exp) {
+    const int q = e + FX_T - line_exp;
+    if (q >= 0) return z * (1ll << q);
+    return ((z >> min(-q - 1, 63)) + 1) >> 1;
 }
 
 // z 2^e rounded once to nearest even, as float64 bits, when every nonzero z 2^e of the line
@@ -125,6 +139,12 @@ __device__ __forceinline__ u64 fx_from_fixed(i64 z, int e) {
 
 #ifndef FX_TWIDDLE
 #define FX_TWIDDLE 0
+#endif
+#ifndef FX_CARRY_IN  // 1: the input is carried fixed point (int64 parts, exponents per line)
+#define FX_CARRY_IN 0
+#endif
+#ifndef FX_CARRY_OUT  // 1: write carried fixed point instead of float64
+#define FX_CARRY_OUT 0
 #endif
 
 // 128-bit (hi, lo) = a * b - c * d, exact for |a|, |c| < 2^63, |b|, |d| < 2^56
@@ -235,17 +255,35 @@ __device__ __forceinline__ void fx_mma_acc(int (&acc)[4][FX_NDIAG], int d, const
 // floor((sum_{d >= D} 256^(d - D) acc_d + 2^(hp - 1)) / 2^hp), exact (|z| < 2^63): the four
 // lowest diagonals and the rounding constant in `low` (< 2^49), the rest in `high`, and
 // floor((high 2^32 + low) / 2^hp) = high 2^(32 - hp) + floor(low / 2^hp) for hp <= 32.
+// Radices whose diagonal sums stay below 2^31 / 257 first add neighbouring diagonals in 32
+// bits (acc_2k + 256 acc_2k+1), so only half the terms need 64-bit multiply-adds.
 static_assert(FX_NDIAG <= 9, "the high group holds at most 5 diagonals");
-template <int HP>
+#define FX_MIN_DIGITS (FX_DW < FX_DX ? FX_DW : FX_DX)
+template <int HP, int R>
 __device__ __forceinline__ i64 fx_combine(const int (&acc)[FX_NDIAG]) {
     static_assert(HP >= 1 && HP <= 32, "rounding shift out of the split's range");
-    i64 low = 1ll << (HP - 1);
+    // |acc_d| <= (pairs of d) 2R 128 255: pairs of neighbours fit in 32 bits
+    constexpr bool PAIRS = 257ll * FX_MIN_DIGITS * 2 * R * 128 * 255 < (1ll << 31);
+    i64 low = 1ll << (HP - 1), high = 0;
+    if (PAIRS) {
 #pragma unroll
-    for (int i = 0; i < 4 && i < FX_NDIAG; ++i) low += (i64)acc[i] * (1ll << (8 * i));
+        for (int k = 0; 2 * k < FX_NDIAG; ++k) {
+            const int p = 2 * k + 1 < FX_NDIAG ? acc[2 * k] + acc[2 * k + 1] * 256 : acc[2 * k];
+            if (k < 2)
+                low += (i64)p * (1ll << (16 * k));
+            else
+                high += (i64)p * (1ll << (16 * (k - 2)));
+        }
+    } else {
+#pragma unroll
+        for (int i = 0; i < FX_NDIAG; ++i) {
+            if (i < 4)
+                low += (i64)acc[i] * (1ll << (8 * i));
+            else
+                high += (i64)acc[i] * (1ll << (8 * (i - 4)));
+        }
+    }
     if (FX_NDIAG <= 4) return low >> HP;
-    i64 high = 0;
-#pragma unroll
-    for (int i = 4; i < FX_NDIAG; ++i) high += (i64)acc[i] * (1ll << (8 * (i - 4)));
     return high * (1ll << (32 - HP)) + (low >> HP);
 }
 
@@ -268,19 +306,22 @@ __host__ __device__ constexpr int fx_ceil_log2(int r) {
 }
 
 template <int CONVERT>
-__device__ __forceinline__ i64 fx_stage_input(i64 x, int s, int line_exp) {
+__device__ __forceinline__ i64 fx_stage_input(i64 x, int s, int line_exp, int e) {
     if (CONVERT == 1) return fx_to_fixed<false>((u64)x, line_exp);
     if (CONVERT == 2) return fx_to_fixed<true>((u64)x, line_exp);
+    if (CONVERT == 3) return fx_align(x, e, line_exp);
     return x << s;
 }
 
 // One stage: radix R, PREV the previous radix (1 for the first), KB = r_1 ... r_{l-1}.
-// CONVERT (first stage of a pass without twiddles): xs holds the raw float64 bits, converted
-// to fixed point with the line exponents as the B fragments are built (1: every line's
-// E >= -1021, 2: any E).
-template <int R, int PREV, int KB, bool FIRST, bool RENORM, int CONVERT = 0>
+// CONVERT (first stage of a pass without twiddles): xs holds the raw input, converted to
+// fixed point with the line exponents as the B fragments are built (1: float64 bits, every
+// line's E >= -1021; 2: float64 bits, any E; 3: carried fixed point z with its exponent e in
+// xe).
+template <int R, int PREV, int KB, bool FIRST, bool RENORM, int CONVERT = 0, bool LAST = false>
 __device__ void fx_stage(i64 *xs, const int4 *__restrict__ frag, u64 *or_in, u64 *or_out,
-                         int *shift_out, const int *line_exp = nullptr) {
+                         int *shift_out, const int *line_exp = nullptr,
+                         const short *xe = nullptr) {
     constexpr int M = FX_N / KB;      // remaining input positions per output digit prefix
     constexpr int SUFFIX = M / R;
     constexpr int TASKS = KB * SUFFIX;  // vectors per line
@@ -323,16 +364,18 @@ __device__ void fx_stage(i64 *xs, const int4 *__restrict__ frag, u64 *or_in, u64
                 i64 v[4] = {0, 0, 0, 0};
                 if (!(HALF && h == 1)) {
                     if (j0 < R) {
-                        const longlong2 e = *reinterpret_cast<const longlong2 *>(
-                            xs + gid * FX_LS + 2 * (base + j0 * SUFFIX));
-                        v[0] = fx_stage_input<CONVERT>(e.x, s, e_in);
-                        v[1] = fx_stage_input<CONVERT>(e.y, s, e_in);
+                        const int pos = base + j0 * SUFFIX;
+                        const longlong2 e = *reinterpret_cast<const longlong2 *>(xs + gid * FX_LS + 2 * pos);
+                        const int ee = CONVERT == 3 ? xe[FX_XE(gid, pos)] : 0;
+                        v[0] = fx_stage_input<CONVERT>(e.x, s, e_in, ee);
+                        v[1] = fx_stage_input<CONVERT>(e.y, s, e_in, ee);
                     }
                     if (j0 + 1 < R) {
-                        const longlong2 e = *reinterpret_cast<const longlong2 *>(
-                            xs + gid * FX_LS + 2 * (base + (j0 + 1) * SUFFIX));
-                        v[2] = fx_stage_input<CONVERT>(e.x, s, e_in);
-                        v[3] = fx_stage_input<CONVERT>(e.y, s, e_in);
+                        const int pos = base + (j0 + 1) * SUFFIX;
+                        const longlong2 e = *reinterpret_cast<const longlong2 *>(xs + gid * FX_LS + 2 * pos);
+                        const int ee = CONVERT == 3 ? xe[FX_XE(gid, pos)] : 0;
+                        v[2] = fx_stage_input<CONVERT>(e.x, s, e_in, ee);
+                        v[3] = fx_stage_input<CONVERT>(e.y, s, e_in, ee);
                     }
                 }
                 unsigned w[FX_DX];
@@ -395,15 +438,17 @@ __device__ void fx_stage(i64 *xs, const int4 *__restrict__ frag, u64 *or_in, u64
             for (int q = 0; q < 4; ++q) {
                 const int row = mt * 16 + gid + 8 * (q >> 1);
                 const int line = 2 * tig + (q & 1);
-                i64 z = fx_combine<HP>(acc[q]);
+                i64 z = fx_combine<HP, R>(acc[q]);
                 if (row < 2 * R) {
                     xs[line * FX_LS + 2 * (base + (row >> 1) * SUFFIX) + (row & 1)] = z;
-                    my_or[q & 1] |= (u64)(z < 0 ? -z : z);
+                    if (!LAST) my_or[q & 1] |= (u64)(z < 0 ? -z : z);
                 }
             }
         }
     }
-    // OR of |z| per line (bitlen of the OR = bitlen of the max): lanes with one tig
+    // OR of |z| per line (bitlen of the OR = bitlen of the max): lanes with one tig; the
+    // last stage's result is not renormalized again
+    if (LAST) return;
 #pragma unroll
     for (int c = 0; c < 2; ++c) {
         u64 v = my_or[c];
@@ -468,8 +513,59 @@ __device__ __forceinline__ void fx_load(const ulonglong2 *__restrict__ in, i64 *
     }
 }
 
+// The load sweep of a carried pass (FX_CARRY_IN): int64 component pairs z of the previous
+// pass and, per element, that pass's line exponent e (exps_in[pbase + j q]); keeps z in xs and
+// e in xe, and per line E = max(bitlen(|z_re| | |z_im|) + e) over nonzero elements (the frexp
+// exponent of z 2^e) into line_exp.
+__device__ __forceinline__ void fx_load_carried(const ulonglong2 *__restrict__ in, i64 *xs,
+                                                short *xe, const int *__restrict__ exps_in,
+                                                const long long *line_base,
+                                                const long long *line_pbase, long long p_q,
+                                                int *line_exp, long long inner) {
+    for (int base = 0; base < FX_LINES * FX_N; base += FX_THREADS * FX_LOAD_BATCH) {
+        ulonglong2 v[FX_LOAD_BATCH];
+        int e[FX_LOAD_BATCH];
+#pragma unroll
+        for (int u = 0; u < FX_LOAD_BATCH; ++u) {  // the loads of the batch in flight together
+            const int idx = base + u * FX_THREADS + threadIdx.x;
+            int line, j;
+            fx_line_pos(idx, inner, line, j);
+            v[u] = make_ulonglong2(0, 0);
+            e[u] = 0;
+            if (idx < FX_LINES * FX_N && line_base[line] >= 0) {
+                v[u] = in[line_base[line] + (long long)j * inner];
+                e[u] = exps_in[line_pbase[line] + (long long)j * p_q];
+            }
+        }
+#pragma unroll
+        for (int u = 0; u < FX_LOAD_BATCH; ++u) {
+            const int idx = base + u * FX_THREADS + threadIdx.x;
+            int line, j;
+            fx_line_pos(idx, inner, line, j);
+            int key = FX_INT_MIN;
+            if (idx < FX_LINES * FX_N) {
+                *reinterpret_cast<ulonglong2 *>(xs + line * FX_LS + 2 * j) = v[u];
+                xe[FX_XE(line, j)] = (short)e[u];
+                const i64 zr = (i64)v[u].x, zi = (i64)v[u].y;
+                const u64 m = (u64)(zr < 0 ? -zr : zr) | (u64)(zi < 0 ? -zi : zi);
+                if (m) key = fx_bitlen(m) + e[u];
+            }
+            if (inner == 1 && FX_N % 32 == 0) {
+                key = __reduce_max_sync(0xffffffffu, key);
+                if ((threadIdx.x & 31) == 0 && key != FX_INT_MIN) atomicMax(&line_exp[line], key);
+            } else if (inner != 1) {
+                key = max(key, __shfl_xor_sync(0xffffffffu, key, 8));
+                key = max(key, __shfl_xor_sync(0xffffffffu, key, 16));
+                if ((threadIdx.x & 31) < 8 && key != FX_INT_MIN) atomicMax(&line_exp[line], key);
+            } else if (key != FX_INT_MIN) {
+                atomicMax(&line_exp[line], key);
+            }
+        }
+    }
+}
+
 // The exit sweep: fixed point to float64 bits, natural order, one 16-byte store per element.
-template <bool NORMAL>
+template <bool NORMAL, bool CARRY = false>  // CARRY: the fixed-point parts as they are
 __device__ __forceinline__ void fx_exit(const i64 *xs, ulonglong2 *__restrict__ out,
                                         const long long *line_base, const int *line_exp,
                                         long long inner) {
@@ -484,8 +580,9 @@ __device__ __forceinline__ void fx_exit(const i64 *xs, ulonglong2 *__restrict__ 
         const int e = line_exp[line];
         const longlong2 z = *reinterpret_cast<const longlong2 *>(xs + line * FX_LS + 2 * pos);
         out[b + (long long)k * inner] =
-            NORMAL ? make_ulonglong2(fx_from_fixed_normal(z.x, e), fx_from_fixed_normal(z.y, e))
-                   : make_ulonglong2(fx_from_fixed(z.x, e), fx_from_fixed(z.y, e));
+            CARRY    ? make_ulonglong2((u64)z.x, (u64)z.y)
+            : NORMAL ? make_ulonglong2(fx_from_fixed_normal(z.x, e), fx_from_fixed_normal(z.y, e))
+                     : make_ulonglong2(fx_from_fixed(z.x, e), fx_from_fixed(z.y, e));
     }
 }
 
@@ -494,8 +591,14 @@ extern "C" __global__ void __launch_bounds__(FX_THREADS, FX_MIN_BLOCKS)
     oz_fft_fixed_pass(const ulonglong2 *__restrict__ in, ulonglong2 *__restrict__ out,
                       long long inner, long long lines, const int4 *__restrict__ frag1,
                       const int4 *__restrict__ frag2, const int4 *__restrict__ frag3,
-                      const longlong2 *__restrict__ twiddle, long long tw_rows) {
-    extern __shared__ __align__(16) i64 xs[];  // [FX_LINES][FX_LS]
+                      const longlong2 *__restrict__ twiddle, long long tw_rows,
+                      const int *__restrict__ exps_in, int p_mode, long long p_n,
+                      long long p_lo, long long p_q, int *__restrict__ exps_out) {
+    extern __shared__ __align__(16) i64 xs[];  // [FX_LINES][FX_LS], then xe
+#if FX_CARRY_IN
+    short *xe = reinterpret_cast<short *>(xs + FX_LINES * FX_LS);  // FX_XE(line, pos)
+    __shared__ long long line_pbase[FX_LINES];  // exps_in index of the line's j = 0
+#endif
     __shared__ int line_exp[FX_LINES];
     __shared__ unsigned line_key[FX_LINES];  // largest |component bits| >> 32 of the line
     __shared__ int line_shift[FX_STAGES + 1][FX_LINES];
@@ -509,6 +612,18 @@ extern "C" __global__ void __launch_bounds__(FX_THREADS, FX_MIN_BLOCKS)
         line_base[threadIdx.x] = gl < lines ? (gl / inner) * FX_N * inner + gl % inner : -1;
         line_row[threadIdx.x] = gl < lines ? gl % tw_rows : 0;
         line_key[threadIdx.x] = 0;
+#if FX_CARRY_IN
+        // the previous pass's line of element j: the flat index without its axis (of length
+        // p_n, p_lo elements apart); p_mode 1: that axis lies inside `inner`, 2: inside outer
+        const long long o = gl / inner, i = gl % inner;
+        long long pb = 0;
+        if (p_mode == 1)
+            pb = (o * FX_N * (inner / (p_n * p_lo)) + i / (p_n * p_lo)) * p_lo + i % p_lo;
+        else
+            pb = ((o / (p_n * p_lo)) * p_lo + o % p_lo) * FX_N * inner + i;
+        line_pbase[threadIdx.x] = gl < lines ? pb : 0;
+        line_exp[threadIdx.x] = FX_INT_MIN;
+#endif
         for (int l = 0; l < 4; ++l) line_or[l][threadIdx.x] = 0;
         for (int l = 0; l <= FX_STAGES; ++l) line_shift[l][threadIdx.x] = 0;
     }
@@ -516,6 +631,14 @@ extern "C" __global__ void __launch_bounds__(FX_THREADS, FX_MIN_BLOCKS)
     // load: raw float64 bits; line exponent E = max frexp exponent of nonzero components.
     // The largest |bits| >> 32 of a line (the float order on magnitudes) gives E when it is a
     // normal number; lines whose largest component is subnormal or zero take a second sweep.
+#if FX_CARRY_IN
+    fx_load_carried(in, xs, xe, exps_in, line_base, line_pbase, p_q, line_exp, inner);
+    __syncthreads();
+    if (threadIdx.x < FX_LINES && line_exp[threadIdx.x] == FX_INT_MIN) line_exp[threadIdx.x] = 0;
+    __syncthreads();
+    fx_stage<FX_R1, 1, 1, true, false, 3>(xs, frag1, line_or[3], line_or[0], line_shift[0],
+                                          line_exp, xe);
+#else
     const bool full = first + FX_LINES <= lines;
     if (inner == 1 && full)
         fx_load<true, true>(in, xs, line_base, line_key, inner, first, lines);
@@ -588,13 +711,16 @@ extern "C" __global__ void __launch_bounds__(FX_THREADS, FX_MIN_BLOCKS)
         fx_stage<FX_R1, 1, 1, true, false, 1>(xs, frag1, line_or[3], line_or[0], line_shift[0],
                                               line_exp);
 #endif
+#endif  // FX_CARRY_IN
     __syncthreads();
 #if FX_STAGES >= 2
-    fx_stage<FX_R2, FX_R1, FX_R1, false, true>(xs, frag2, line_or[0], line_or[1], line_shift[1]);
+    fx_stage<FX_R2, FX_R1, FX_R1, false, true, 0, FX_STAGES == 2>(xs, frag2, line_or[0], line_or[1],
+                                                                   line_shift[1]);
     __syncthreads();
 #endif
 #if FX_STAGES >= 3
-    fx_stage<FX_R3, FX_R2, FX_R1 * FX_R2, false, true>(xs, frag3, line_or[1], line_or[2], line_shift[2]);
+    fx_stage<FX_R3, FX_R2, FX_R1 * FX_R2, false, true, 0, true>(xs, frag3, line_or[1], line_or[2],
+                                                                 line_shift[2]);
     __syncthreads();
 #endif
 
@@ -617,6 +743,12 @@ extern "C" __global__ void __launch_bounds__(FX_THREADS, FX_MIN_BLOCKS)
     // exit: shared position pos = ((k1 r2) + k2) r3 + k3 holds natural k = k1 + r1 k2 +
     // r1 r2 k3; threads walk pos (conflict-free shared reads) and scatter k to global.
     // Blocks whose lines all give normal numbers (or zero) take the short conversion.
+#if FX_CARRY_OUT
+    // a carried pass: the parts in natural order, the exponent of each line beside them
+    if (threadIdx.x < FX_LINES && first + threadIdx.x < lines)
+        exps_out[first + threadIdx.x] = line_exp[threadIdx.x];
+    fx_exit<true, true>(xs, out, line_base, line_exp, inner);
+#else
     bool all_normal = true;
 #pragma unroll
     for (int l = 0; l < FX_LINES; ++l) all_normal &= fx_exit_is_normal(line_exp[l]);
@@ -624,4 +756,5 @@ extern "C" __global__ void __launch_bounds__(FX_THREADS, FX_MIN_BLOCKS)
         fx_exit<true>(xs, out, line_base, line_exp, inner);
     else
         fx_exit<false>(xs, out, line_base, line_exp, inner);
+#endif
 }

@@ -330,6 +330,78 @@ def _c2c_axis(
     return y
 
 
+def _carries(plan: Any) -> bool:
+    """Whether passes of ``plan`` can hand fixed point on (one-pass fixed-point plans)."""
+    return plan.scheme == "fixed" and plan.four_step is None and plan.bluestein is None
+
+
+def _c2c_axes(engine, y, lengths, axes, norm: str, inverse: bool, options: FFTOptions, owned: bool):
+    """Complex transforms of complex128 ``y`` along ``axes`` (the last first, as
+    numpy). Consecutive axes of one-pass fixed-point plans, neither resized nor repeated,
+    carry fixed point from pass to pass and round to float64 once, at the end of the run
+    (:mod:`ozfft.ozaki.fixed_point`, "Carried fixed point"); the normalization follows."""
+    order = list(reversed(range(len(axes))))
+    i = 0
+    while i < len(order):
+        run = [order[i]]
+        while (
+            i + len(run) < len(order)
+            and _carry_axis(y, lengths[order[i + len(run)]], axes[order[i + len(run)]], options)
+            and axes[order[i + len(run)]] != axes[run[-1]]
+        ):
+            run.append(order[i + len(run)])
+        if len(run) < 2 or not _carry_axis(y, lengths[run[0]], axes[run[0]], options):
+            run = run[:1]
+            y = _c2c_axis(engine, y, lengths[run[0]], axes[run[0]], norm, inverse, options, owned)
+        else:
+            y = _carried_run(engine, y, [axes[ii] for ii in run], norm, inverse, options, owned)
+        owned = True  # every later pass works on our own intermediate
+        i += len(run)
+    return y
+
+
+def _carry_axis(y, n, axis: int, options: FFTOptions) -> bool:
+    n = operator.index(n)
+    return n > 1 and y.shape[axis] == n and y.size > 0 and _carries(get_plan(n, options))
+
+
+def _carried_run(
+    engine, y, axes: list[int], norm: str, inverse: bool, options: FFTOptions, owned: bool
+):
+    """Passes along ``axes`` (in this order, lengths unchanged) with fixed point carried
+    between them; one rounding at the end, then each axis's normalization as
+    :func:`_c2c_axis` applies it."""
+    xp = engine.xp
+    if inverse:
+        if owned:
+            xp.conj(y, out=y)
+        else:
+            y = xp.conj(y)
+            owned = True
+    carry = None
+    for k, axis in enumerate(axes):
+        executor = get_executor(
+            engine, get_plan(y.shape[axis] if carry is None else carry.parts.shape[axis], options)
+        )
+        result = executor.forward_carried(
+            y if carry is None else None, axis, overwrite=owned, carry=carry, keep=k < len(axes) - 1
+        )
+        if k < len(axes) - 1:
+            carry, y = result, None
+        else:
+            y = result
+        owned = True
+    if inverse:
+        xp.conj(y, out=y)
+    for axis in axes:
+        n = y.shape[axis]
+        if norm == "ortho":
+            _divide(y, math.sqrt(n))
+        elif (norm == "forward") != inverse:
+            _divide(y, float(n))
+    return y
+
+
 def _divide(y, d: float) -> None:
     """``y /= d`` in place, real and imaginary parts each correctly rounded: the same
     bits on numpy and cupy (their complex-by-real division algorithms differ)."""
@@ -489,9 +561,7 @@ def _c2c(
     _check_out(out, engine, shape, out_dtype)
     y = x.astype(np.complex128, copy=False)
     owned = y is not x  # a converted copy may be overwritten by the first pass
-    for ii in reversed(range(len(axes))):
-        y = _c2c_axis(engine, y, s[ii], axes[ii], norm, inverse, options, owned)
-        owned = True  # every later pass works on our own intermediate
+    y = _c2c_axes(engine, y, s, axes, norm, inverse, options, owned)
     if y is x:  # never a view of the input
         y = y.copy()
     check()
@@ -541,8 +611,7 @@ def _r2c(x, s, axes, norm, workers, plan, precision, moduli, out, one_d_n=None, 
     index = [slice(None)] * y.ndim
     index[last] = slice(0, s[-1] // 2 + 1)
     y = xp.ascontiguousarray(y[tuple(index)])
-    for ii in reversed(range(len(axes) - 1)):
-        y = _c2c_axis(engine, y, s[ii], axes[ii], norm, False, options, True)
+    y = _c2c_axes(engine, y, s[:-1], axes[:-1], norm, False, options, True)
     check()
     return _deliver(y.astype(out_dtype, copy=False), out)
 
@@ -577,8 +646,8 @@ def _c2r(x, s, axes, norm, workers, plan, precision, moduli, out, one_d_n=None, 
     _check_out(out, engine, shape, out_dtype)
     xp = engine.xp
     y = x.astype(np.complex128)  # a copy: every pass may work in place
-    for ii in range(len(axes) - 1):
-        y = _c2c_axis(engine, y, s[ii], axes[ii], norm, True, options, True)
+    # the inverse passes run in axes order (numpy's irfftn): reversed for _c2c_axes
+    y = _c2c_axes(engine, y, s[:-1][::-1], axes[:-1][::-1], norm, True, options, True)
     n = s[-1]
     if n < 1:
         raise _bad_length(n)

@@ -35,7 +35,10 @@ from typing import Any
 import numpy as np
 
 from ..ozaki.fixed_point import (
+    Carried,
     DigitFormat,
+    align_carried,
+    carried_line_exponent,
     from_fixed,
     line_exponent,
     matrix_digits,
@@ -171,22 +174,68 @@ class FixedPointExecutor(ColumnsExecutor):
 
     def transform(self, x: np.ndarray) -> np.ndarray:
         """Forward DFT of each column of complex128 ``x`` ``(n, B)``."""
-        fmt = self.plan.digit_format
-        n, batch = x.shape
-        if batch == 0 or n == 1:
+        if x.shape[1] == 0 or self.plan.n == 1:
             return x.astype(np.complex128, copy=True)
-        out = np.empty((n, batch), np.complex128)
+        return self.forward_carried(x, 0)
+
+    def forward_carried(
+        self,
+        x: np.ndarray | None,
+        axis: int,
+        *,
+        overwrite: bool = False,
+        carry: Carried | None = None,
+        keep: bool = False,
+    ) -> np.ndarray | Carried:
+        """The transform along ``axis`` (>= 0) of complex ``x``, or of the carried fixed
+        point ``carry`` of the previous pass (``x`` unused), with one rounding to float64
+        at the exit — or none with ``keep``: then the result is :class:`Carried`
+        (:mod:`ozfft.ozaki.fixed_point`, "Carried fixed point")."""
+        fmt = self.plan.digit_format
+        n, bits = self.plan.n, fmt.data_bits
+        if carry is None:
+            moved = np.moveaxis(x, axis, 0)
+            rest = moved.shape[1:]
+            cols = np.ascontiguousarray(moved, dtype=np.complex128).reshape(n, -1)
+            source_e = None
+        else:
+            shape = carry.parts.shape[:-1]
+            rest = shape[:axis] + shape[axis + 1 :]
+            cols = np.ascontiguousarray(np.moveaxis(carry.parts, axis, 0)).reshape(n, -1, 2)
+            e_full = np.broadcast_to(np.expand_dims(carry.exponents, carry.axis), shape)
+            source_e = np.ascontiguousarray(np.moveaxis(e_full, axis, 0)).reshape(n, -1)
+        batch = cols.shape[1]
+        if keep:
+            parts = np.empty((n, batch, 2), np.int64)
+            exponents = np.empty(batch, np.int64)
+        else:
+            out = np.empty((n, batch), np.complex128)
         step = _columns(n)
         for c0 in range(0, batch, step):
-            block = x[:, c0 : c0 + step]
-            re, im = np.ascontiguousarray(block.real), np.ascontiguousarray(block.imag)
-            line_exp = line_exponent(re, im, axis=0)
-            xr = to_fixed(re, line_exp[None, :], fmt.data_bits)
-            xi = to_fixed(im, line_exp[None, :], fmt.data_bits)
-            zr, zi, exponent = self.run_stages(xr, xi, line_exp - fmt.data_bits)
-            out.real[:, c0 : c0 + step] = from_fixed(zr, exponent[None, :])
-            out.imag[:, c0 : c0 + step] = from_fixed(zi, exponent[None, :])
-        return out
+            c1 = min(c0 + step, batch)
+            if source_e is None:
+                block = cols[:, c0:c1]
+                re, im = np.ascontiguousarray(block.real), np.ascontiguousarray(block.imag)
+                line_exp = line_exponent(re, im, axis=0)
+                xr = to_fixed(re, line_exp[None, :], bits)
+                xi = to_fixed(im, line_exp[None, :], bits)
+            else:
+                zr, zi, e = cols[:, c0:c1, 0], cols[:, c0:c1, 1], source_e[:, c0:c1]
+                line_exp = carried_line_exponent(zr, zi, e, axis=0)
+                xr = align_carried(zr, e, line_exp[None, :], bits)
+                xi = align_carried(zi, e, line_exp[None, :], bits)
+            zr, zi, exponent = self.run_stages(xr, xi, line_exp - bits)
+            if keep:
+                parts[:, c0:c1, 0] = zr
+                parts[:, c0:c1, 1] = zi
+                exponents[c0:c1] = exponent
+            else:
+                out.real[:, c0:c1] = from_fixed(zr, exponent[None, :])
+                out.imag[:, c0:c1] = from_fixed(zi, exponent[None, :])
+        if keep:
+            moved_parts = np.moveaxis(parts.reshape(n, *rest, 2), 0, axis)
+            return Carried(moved_parts, exponents.reshape(rest), axis)
+        return np.moveaxis(out.reshape(n, *rest), 0, axis)
 
     def run_stages(
         self, xr: np.ndarray, xi: np.ndarray, exponent: np.ndarray

@@ -60,18 +60,38 @@ C. natural order: ``out[k_a + n_a k_b] = X(k_a, k_b)`` (the transpose of ``X``).
 
 Every pass rounds once to float64 at its exit; the twiddle is rounded once, in fixed
 point, inside the pass that applies it.
+
+Carried fixed point between the passes of an n-D transform
+----------------------------------------------------------
+Consecutive one-pass axes of ``fftn``/``ifftn`` (and of the complex axes of ``rfftn``/
+``irfftn``) hand their result on in fixed point instead of float64 (:class:`Carried`):
+the int64 parts ``z`` of every element in natural order and, per line of the pass that
+made them, its exit exponent ``e`` (value ``z 2**e``), so the transform rounds to float64
+once, at the exit of its last pass. The next pass, along another axis, reads element ``j``
+of its line with the exponent ``e_j`` of the line it came from, and enters fixed point as
+from float64, with ``z 2**e`` in place of ``v``:
+
+    E = max over nonzero elements of (bitlen(|z_re| | |z_im|) + e_j)   (the frexp exponent)
+    x = floor(z 2**(e_j + T - E) + 1/2)                                  (:func:`align_carried`)
+
+(exact left shifts where ``e_j + T >= E``). A float64 line is the special case
+``z = ±m``, ``e = f - 1075`` of its significands and biased exponents.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any, NamedTuple
 
 import numpy as np
 
 __all__ = [
     "FORMATS",
+    "Carried",
     "DigitFormat",
+    "align_carried",
     "bit_length",
+    "carried_line_exponent",
     "ceil_log2_int",
     "combine_diagonals",
     "data_digits",
@@ -227,6 +247,42 @@ def line_exponent(re: np.ndarray, im: np.ndarray, axis: int = 0) -> np.ndarray:
     ei = np.where(im != 0, ei, np.iinfo(np.int32).min)
     e = np.maximum(er.max(axis=axis), ei.max(axis=axis)).astype(np.int64)
     return np.where(e == np.iinfo(np.int32).min, 0, e)
+
+
+class Carried(NamedTuple):
+    """Fixed point handed from one pass of an n-D transform to the next (module doc,
+    "Carried fixed point"): ``parts`` the int64 pairs (re, im) of every element in natural
+    order, ``exponents`` one integer per line of the pass along ``axis`` (the lines in
+    C order of the shape without ``axis``): element ``idx`` is ``parts[idx] 2**exponents
+    [idx without axis]``. Arrays of the engine that made them, in its layout: the NumPy
+    engine keeps int64 ``(*shape, 2)`` and exponents of the shape without ``axis``, the
+    CUDA engine the complex128-typed buffer of the same bytes and a flat exponent array;
+    ``parts.shape[:ndim]`` is the transform's shape in both."""
+
+    parts: Any
+    exponents: Any
+    axis: int
+
+
+def carried_line_exponent(
+    zr: np.ndarray, zi: np.ndarray, e: np.ndarray, axis: int = 0
+) -> np.ndarray:
+    """``E`` of lines of carried values ``z 2**e``: the largest ``bitlen(|z|) + e`` over
+    the nonzero elements along ``axis`` (0 if all are zero), as :func:`line_exponent`."""
+    b = bit_length(np.abs(zr) | np.abs(zi))
+    key = np.where(b > 0, b + e, np.iinfo(np.int64).min)
+    top = key.max(axis=axis)
+    return np.where(top == np.iinfo(np.int64).min, 0, top)
+
+
+def align_carried(z: np.ndarray, e: np.ndarray, exponent: np.ndarray, data_bits: int) -> np.ndarray:
+    """``floor(z 2**(e + T - E) + 1/2)`` exactly as int64 (``e`` and ``E`` broadcast; a
+    left shift where ``e + T >= E``, else ``((z >> (k - 1)) + 1) >> 1`` for the right
+    shift ``k``, ``k - 1`` clipped to 63)."""
+    q = np.asarray(e, np.int64) + data_bits - exponent
+    left = np.left_shift(z, np.clip(q, 0, 62))
+    right = ((z >> np.clip(-q - 1, 0, 63)) + 1) >> 1
+    return np.where(q >= 0, left, right)
 
 
 def to_fixed(v: np.ndarray, exponent: np.ndarray, data_bits: int) -> np.ndarray:

@@ -10,12 +10,13 @@ never leave the multiprocessor. Results equal ``ozfft.fourier.fixed`` (NumPy) bi
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
 
 from ...errors import DeviceMemoryError
-from ...ozaki.fixed_point import matrix_digits
+from ...ozaki.fixed_point import Carried, matrix_digits
 from .compiler import get_function
 from .workspace import free_device_bytes
 
@@ -101,15 +102,59 @@ class FixedPassExecutor:
         self._warps = 2 * _WARPS if blocks == 1 else _WARPS
         self.macros["FX_MIN_BLOCKS"] = str(blocks)
         self.macros["FX_WARPS"] = str(self._warps)
-        self._kernel = None
+        self._frag_args = tuple(self._frags + [self._frags[0]] * (3 - len(self._frags)))
+        self._kernels: dict[tuple[bool, bool], Any] = {}
+        self._none = cupy.zeros(1, cupy.int32)  # the exponent arrays of a float64 pass
 
-    def _get_kernel(self):
-        if self._kernel is None:
-            kernel = get_function(_SOURCE, _KERNEL, self.macros)
-            if self._smem > 48 * 1024:
-                kernel.max_dynamic_shared_size_bytes = self._smem
-            self._kernel = kernel
-        return self._kernel
+    def _shared_bytes(self, carry_in: bool) -> int:
+        # a carried pass keeps each element's source exponent beside it (int16)
+        return self._smem + (_LINES * (self.plan.n + 8) * 2 if carry_in else 0)
+
+    def kernel_macros(self, carry_in: bool = False, carry_out: bool = False) -> dict[str, str]:
+        """The macros of the pass kernel (carried fixed point in and/or out)."""
+        return dict(self.macros, FX_CARRY_IN=str(int(carry_in)), FX_CARRY_OUT=str(int(carry_out)))
+
+    def kernel(self, carry_in: bool = False, carry_out: bool = False):
+        """The compiled pass kernel (cached per variant)."""
+        key = (carry_in, carry_out)
+        kernel = self._kernels.get(key)
+        if kernel is None:
+            kernel = get_function(_SOURCE, _KERNEL, self.kernel_macros(carry_in, carry_out))
+            smem = self._shared_bytes(carry_in)
+            if smem > 48 * 1024:
+                kernel.max_dynamic_shared_size_bytes = smem
+            self._kernels[key] = kernel
+        return kernel
+
+    def _launch(
+        self, x, out, inner: int, lines: int, rows: int = 1, carry=None, exps_out=None
+    ) -> None:
+        """One pass over ``lines`` lines; ``carry`` = (exponents, mode, n', lo, q) of a
+        carried input (kernels/fft/fixed_pass.cu, FX_CARRY_IN), ``exps_out`` the exponent
+        array of a carried output."""
+        frags = self._frag_args
+        twiddle = self._twiddle if self._twiddle is not None else frags[0]
+        exps_in, mode, p_n, p_lo, p_q = carry if carry is not None else (self._none, 0, 1, 1, 1)
+        self.kernel(carry is not None, exps_out is not None)(
+            (-(-lines // _LINES),),
+            (32 * self._warps,),
+            (
+                x,
+                out,
+                np.int64(inner),
+                np.int64(lines),
+                *frags,
+                twiddle,
+                np.int64(max(rows, 1)),
+                exps_in,
+                np.int32(mode),
+                np.int64(p_n),
+                np.int64(p_lo),
+                np.int64(p_q),
+                exps_out if exps_out is not None else self._none,
+            ),
+            shared_mem=self._shared_bytes(carry is not None),
+        )
 
     def forward(self, x: Any, axis: int, *, overwrite: bool = False, rows: int = 1) -> Any:
         """The transform along ``axis``; ``rows`` = ``n_a`` of a twiddled second pass. With
@@ -130,15 +175,55 @@ class FixedPassExecutor:
         out = x if in_place else _empty_like(x, "an FFT pass output")
         if lines == 0:
             return out
-        frags = self._frags + [self._frags[0]] * (3 - len(self._frags))
-        twiddle = self._twiddle if self._twiddle is not None else frags[0]
-        self._get_kernel()(
-            (-(-lines // _LINES),),
-            (32 * self._warps,),
-            (x, out, np.int64(inner), np.int64(lines), *frags, twiddle, np.int64(max(rows, 1))),
-            shared_mem=self._smem,
-        )
+        self._launch(x, out, inner, lines, rows)
         return out
+
+    def forward_carried(
+        self,
+        x: Any,
+        axis: int,
+        *,
+        overwrite: bool = False,
+        carry: Carried | None = None,
+        keep: bool = False,
+    ) -> Any:
+        """The transform along ``axis`` (>= 0) of complex ``x``, or of the carried fixed
+        point ``carry`` of the previous pass, rounded to float64 at the exit — or kept in
+        fixed point (:class:`~ozfft.ozaki.fixed_point.Carried`) with ``keep``. The same
+        integers as ``ozfft.fourier.fixed.FixedPointExecutor.forward_carried``."""
+        cp = self._cp
+        n = self.plan.n
+        if self._twiddle is not None:
+            raise ValueError("a twiddled four-step pass carries no fixed point")
+        # the parts stay in a complex128-typed buffer whose bytes are the int64 pairs; the
+        # exponents are indexed by the line's C-order number
+        if carry is None:
+            src = cp.ascontiguousarray(x, dtype=cp.complex128)
+            in_place = overwrite or src is not x  # a copy made here is ours
+        else:
+            src = carry.parts
+            in_place = overwrite
+        shape = src.shape
+        if shape[axis] != n:
+            raise ValueError(f"axis {axis} of shape {shape} is not of length {n}")
+        outer = math.prod(shape[:axis])
+        inner = math.prod(shape[axis + 1 :])
+        lines = outer * inner
+        out = src if in_place else _empty_like(src, "an FFT pass output")
+        exps_out = cp.empty(lines, cp.int32) if keep else None
+        params = None
+        if carry is not None:
+            prev = carry.axis
+            p_n = shape[prev]
+            if prev > axis:
+                p_lo = math.prod(shape[prev + 1 :])
+                params = (carry.exponents, 1, p_n, p_lo, inner // p_n)
+            else:
+                p_lo = math.prod(shape[prev + 1 : axis])
+                params = (carry.exponents, 2, p_n, p_lo, inner)
+        if lines:
+            self._launch(src, out, inner, lines, carry=params, exps_out=exps_out)
+        return Carried(out, exps_out, axis) if keep else out
 
 
 class FourStepExecutor:
