@@ -569,6 +569,7 @@ template <bool NORMAL, bool CARRY = false>  // CARRY: the fixed-point parts as t
 __device__ __forceinline__ void fx_exit(const i64 *xs, ulonglong2 *__restrict__ out,
                                         const long long *line_base, const int *line_exp,
                                         long long inner) {
+    // `line_base` and `inner` of the output (a transposed output walks the lines' k across)
     for (int idx = threadIdx.x; idx < FX_LINES * FX_N; idx += FX_THREADS) {
         int line, pos;
         fx_line_pos(idx, inner, line, pos);
@@ -593,7 +594,8 @@ extern "C" __global__ void __launch_bounds__(FX_THREADS, FX_MIN_BLOCKS)
                       const int4 *__restrict__ frag2, const int4 *__restrict__ frag3,
                       const longlong2 *__restrict__ twiddle, long long tw_rows,
                       const int *__restrict__ exps_in, int p_mode, long long p_n,
-                      long long p_lo, long long p_q, int *__restrict__ exps_out) {
+                      long long p_lo, long long p_q, int *__restrict__ exps_out,
+                      long long out_inner) {
     extern __shared__ __align__(16) i64 xs[];  // [FX_LINES][FX_LS], then xe
 #if FX_CARRY_IN
     short *xe = reinterpret_cast<short *>(xs + FX_LINES * FX_LS);  // FX_XE(line, pos)
@@ -604,12 +606,18 @@ extern "C" __global__ void __launch_bounds__(FX_THREADS, FX_MIN_BLOCKS)
     __shared__ int line_shift[FX_STAGES + 1][FX_LINES];
     __shared__ u64 line_or[4][FX_LINES];  // OR of |z| per line after each stage / twiddle
     __shared__ long long line_base[FX_LINES];  // element offset of j = 0 (-1: no such line)
+    // output offset of k = 0: as line_base with out_inner for inner (out_inner != inner: the
+    // output is the (outer / out_inner, FX_N, out_inner) transpose of the input's lines,
+    // as the four-step's row pass writes its columns)
+    __shared__ long long line_obase[FX_LINES];
     __shared__ long long line_row[FX_LINES];   // k_a of a twiddled pass
     const long long first = (long long)blockIdx.x * FX_LINES;
     if (threadIdx.x < FX_LINES) {
         // the only 64-bit divisions of the kernel: once per line, not per element
         const long long gl = first + threadIdx.x;
         line_base[threadIdx.x] = gl < lines ? (gl / inner) * FX_N * inner + gl % inner : -1;
+        line_obase[threadIdx.x] =
+            gl < lines ? (gl / out_inner) * FX_N * out_inner + gl % out_inner : -1;
         line_row[threadIdx.x] = gl < lines ? gl % tw_rows : 0;
         line_key[threadIdx.x] = 0;
 #if FX_CARRY_IN
@@ -747,14 +755,14 @@ extern "C" __global__ void __launch_bounds__(FX_THREADS, FX_MIN_BLOCKS)
     // a carried pass: the parts in natural order, the exponent of each line beside them
     if (threadIdx.x < FX_LINES && first + threadIdx.x < lines)
         exps_out[first + threadIdx.x] = line_exp[threadIdx.x];
-    fx_exit<true, true>(xs, out, line_base, line_exp, inner);
+    fx_exit<true, true>(xs, out, line_obase, line_exp, out_inner);
 #else
     bool all_normal = true;
 #pragma unroll
     for (int l = 0; l < FX_LINES; ++l) all_normal &= fx_exit_is_normal(line_exp[l]);
     if (all_normal)
-        fx_exit<true>(xs, out, line_base, line_exp, inner);
+        fx_exit<true>(xs, out, line_obase, line_exp, out_inner);
     else
-        fx_exit<false>(xs, out, line_base, line_exp, inner);
+        fx_exit<false>(xs, out, line_obase, line_exp, out_inner);
 #endif
 }

@@ -127,11 +127,20 @@ class FixedPassExecutor:
         return kernel
 
     def _launch(
-        self, x, out, inner: int, lines: int, rows: int = 1, carry=None, exps_out=None
+        self,
+        x,
+        out,
+        inner: int,
+        lines: int,
+        rows: int = 1,
+        carry=None,
+        exps_out=None,
+        out_inner: int | None = None,
     ) -> None:
         """One pass over ``lines`` lines; ``carry`` = (exponents, mode, n', lo, q) of a
         carried input (kernels/fft/fixed_pass.cu, FX_CARRY_IN), ``exps_out`` the exponent
-        array of a carried output."""
+        array of a carried output, ``out_inner`` the output's ``inner`` (a transposed
+        output: the kernel's line_obase)."""
         frags = self._frag_args
         twiddle = self._twiddle if self._twiddle is not None else frags[0]
         exps_in, mode, p_n, p_lo, p_q = carry if carry is not None else (self._none, 0, 1, 1, 1)
@@ -152,12 +161,17 @@ class FixedPassExecutor:
                 np.int64(p_lo),
                 np.int64(p_q),
                 exps_out if exps_out is not None else self._none,
+                np.int64(inner if out_inner is None else out_inner),
             ),
             shared_mem=self._shared_bytes(carry is not None),
         )
 
-    def forward(self, x: Any, axis: int, *, overwrite: bool = False, rows: int = 1) -> Any:
-        """The transform along ``axis``; ``rows`` = ``n_a`` of a twiddled second pass. With
+    def forward(
+        self, x: Any, axis: int, *, overwrite: bool = False, rows: int = 1, transposed: bool = False
+    ) -> Any:
+        """The transform along ``axis``; ``rows`` = ``n_a`` of a twiddled second pass, whose
+        output with ``transposed`` is the ``(batch, n, n_a)`` transpose of its ``(batch,
+        n_a, n)`` input (the four-step's natural order, written by the pass itself). With
         ``overwrite`` and a C-contiguous complex128 ``x`` the pass runs in place (each block
         reads its lines whole into shared memory before it writes them)."""
         cp = self._cp
@@ -172,10 +186,15 @@ class FixedPassExecutor:
         outer = int(np.prod(x.shape[:axis], dtype=np.int64))
         inner = int(np.prod(x.shape[axis + 1 :], dtype=np.int64))
         lines = outer * inner
-        out = x if in_place else _empty_like(x, "an FFT pass output")
+        if transposed:
+            if axis != x.ndim - 1 or x.ndim < 2 or x.shape[-2] != rows:
+                raise ValueError("a transposed pass runs along the last axis of (..., rows, n)")
+            out = _empty(cp, (*x.shape[:-2], n, rows), "an FFT pass output")
+        else:
+            out = x if in_place else _empty_like(x, "an FFT pass output")
         if lines == 0:
             return out
-        self._launch(x, out, inner, lines, rows)
+        self._launch(x, out, inner, lines, rows, out_inner=rows if transposed else None)
         return out
 
     def forward_carried(
@@ -229,7 +248,8 @@ class FixedPassExecutor:
 class FourStepExecutor:
     """A multi-pass fixed-point plan (``plan.four_step``): the columns of the ``(n_a, n_b)``
     view by the inner executor (one pass or again four-step), then one twiddled fused
-    pass per row, then the transpose to natural order (``k = k_a + n_a k_b``)."""
+    pass per row that writes its result transposed, in natural order (``k = k_a + n_a
+    k_b``)."""
 
     def __init__(self, plan: Any) -> None:
         import cupy
@@ -251,10 +271,10 @@ class FourStepExecutor:
         # a copy made here (or an array the caller gave up) may be overwritten
         owned = overwrite or not (moved.flags.c_contiguous and moved.dtype == cp.complex128)
         a = self._inner_a.forward(cols, 1, overwrite=owned)
-        b = self._pass_b.forward(a, 2, overwrite=True, rows=self._n_a)  # a is ours
+        # the row pass writes X(k_a, k_b) at k_b n_a + k_a: natural order, no transpose
+        out = self._pass_b.forward(a, 2, rows=self._n_a, transposed=True)
         del a
-        out = cp.ascontiguousarray(cp.swapaxes(b, 1, 2)).reshape(*batch_shape, self.plan.n)
-        return cp.moveaxis(out, -1, axis)
+        return cp.moveaxis(out.reshape(*batch_shape, self.plan.n), -1, axis)
 
 
 def prepare_fixed(plan: Any) -> Any:
@@ -262,6 +282,14 @@ def prepare_fixed(plan: Any) -> Any:
     if plan.four_step is not None:
         return FourStepExecutor(plan)
     return FixedPassExecutor(plan)
+
+
+def _empty(cupy: Any, shape: tuple[int, ...], what: str) -> Any:
+    try:
+        return cupy.empty(shape, cupy.complex128)
+    except cupy.cuda.memory.OutOfMemoryError as exc:
+        nbytes = 16 * math.prod(shape)
+        raise DeviceMemoryError(what, nbytes, free_device_bytes(cupy)) from exc
 
 
 def _empty_like(x: Any, what: str) -> Any:
