@@ -155,16 +155,21 @@ def test_fused_kernel_has_no_fp64_arithmetic():
         pytest.skip("cuobjdump not on PATH")
     for n in (64, 512, 1000):
         ex = FixedPassExecutor(get_plan(n, FFTOptions()))
-        for carry_in in (False, True):
-            for carry_out in (False, True):
-                ex.kernel(carry_in, carry_out)  # compiled into the cache
-                path = cubin_path("fft/fixed_pass.cu", ex.kernel_macros(carry_in, carry_out))
-                sass = subprocess.run(
-                    [tool, "-sass", str(path)], capture_output=True, text=True, check=True
-                ).stdout
-                assert "IMMA" in sass  # the stages run on INT8 tensor cores
-                fp64 = re.findall(r"\b(D(?:FMA|ADD|MUL|SETP|MNMX)|[IF]2F\.F64|F2I\.F64)\b", sass)
-                assert not fp64, sorted(set(fp64))
+        for carry_in, carry_out, real_in in [
+            (False, False, False),
+            (False, True, False),
+            (True, True, False),
+            (True, False, False),
+            (False, True, True),
+        ]:
+            ex.kernel(carry_in, carry_out, real_in)  # compiled into the cache
+            path = cubin_path("fft/fixed_pass.cu", ex.kernel_macros(carry_in, carry_out, real_in))
+            sass = subprocess.run(
+                [tool, "-sass", str(path)], capture_output=True, text=True, check=True
+            ).stdout
+            assert "IMMA" in sass  # the stages run on INT8 tensor cores
+            fp64 = re.findall(r"\b(D(?:FMA|ADD|MUL|SETP|MNMX)|[IF]2F\.F64|F2I\.F64)\b", sass)
+            assert not fp64, sorted(set(fp64))
 
 
 def test_fused_executor_cached_per_device(rng):

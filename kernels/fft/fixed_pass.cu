@@ -146,6 +146,9 @@ __device__ __forceinline__ u64 fx_from_fixed(i64 z, int e) {
 #ifndef FX_CARRY_OUT  // 1: write carried fixed point instead of float64
 #define FX_CARRY_OUT 0
 #endif
+#ifndef FX_REAL_IN  // 1: the input is float64 reals (8 bytes per element)
+#define FX_REAL_IN 0
+#endif
 
 // 128-bit (hi, lo) = a * b - c * d, exact for |a|, |c| < 2^63, |b|, |d| < 2^56
 __device__ __forceinline__ void fx_mul_sub(i64 a, i64 b, i64 c, i64 d, i64 &hi, u64 &lo) {
@@ -470,6 +473,9 @@ __device__ __forceinline__ void fx_load(const ulonglong2 *__restrict__ in, i64 *
     constexpr bool WHOLE = FX_LINES * FX_N % (FX_THREADS * FX_LOAD_BATCH) == 0;
     const int count = FULL ? FX_LINES * FX_N : (int)min((long long)FX_LINES, lines - first) * FX_N;
     const ulonglong2 *chunk = in + first * FX_N;
+#if FX_REAL_IN  // float64 reals, imaginary parts 0
+    const u64 *real = reinterpret_cast<const u64 *>(in);
+#endif
     for (int base = 0; base < FX_LINES * FX_N; base += FX_THREADS * FX_LOAD_BATCH) {
         ulonglong2 v[FX_LOAD_BATCH];
 #pragma unroll
@@ -478,13 +484,21 @@ __device__ __forceinline__ void fx_load(const ulonglong2 *__restrict__ in, i64 *
             const bool inside = WHOLE || idx < FX_LINES * FX_N;
             v[u] = make_ulonglong2(0, 0);
             if (CONTIG) {
+#if FX_REAL_IN
+                if ((FULL && WHOLE) || idx < count) v[u].x = real[first * FX_N + idx];
+#else
                 if ((FULL && WHOLE) || idx < count) v[u] = chunk[idx];
+#endif
             } else {
                 int line, j;
                 fx_line_pos(idx, inner, line, j);
                 if (inside) {
                     const long long b = line_base[line];
+#if FX_REAL_IN
+                    if (FULL || b >= 0) v[u].x = real[b + (long long)j * inner];
+#else
                     if (FULL || b >= 0) v[u] = in[b + (long long)j * inner];
+#endif
                 }
             }
         }
@@ -568,7 +582,7 @@ __device__ __forceinline__ void fx_load_carried(const ulonglong2 *__restrict__ i
 template <bool NORMAL, bool CARRY = false>  // CARRY: the fixed-point parts as they are
 __device__ __forceinline__ void fx_exit(const i64 *xs, ulonglong2 *__restrict__ out,
                                         const long long *line_base, const int *line_exp,
-                                        long long inner) {
+                                        long long inner, int out_n) {
     // `line_base` and `inner` of the output (a transposed output walks the lines' k across)
     for (int idx = threadIdx.x; idx < FX_LINES * FX_N; idx += FX_THREADS) {
         int line, pos;
@@ -578,6 +592,7 @@ __device__ __forceinline__ void fx_exit(const i64 *xs, ulonglong2 *__restrict__ 
         const int k3 = pos % FX_R3, k12 = pos / FX_R3;
         const int k2 = k12 % FX_R2, k1 = k12 / FX_R2;
         const int k = k1 + FX_R1 * (k2 + FX_R2 * k3);
+        if (k >= out_n) continue;  // a cropped (real-input) output keeps k < out_n
         const int e = line_exp[line];
         const longlong2 z = *reinterpret_cast<const longlong2 *>(xs + line * FX_LS + 2 * pos);
         out[b + (long long)k * inner] =
@@ -595,7 +610,7 @@ extern "C" __global__ void __launch_bounds__(FX_THREADS, FX_MIN_BLOCKS)
                       const longlong2 *__restrict__ twiddle, long long tw_rows,
                       const int *__restrict__ exps_in, int p_mode, long long p_n,
                       long long p_lo, long long p_q, int *__restrict__ exps_out,
-                      long long out_inner) {
+                      long long out_inner, int out_n) {
     extern __shared__ __align__(16) i64 xs[];  // [FX_LINES][FX_LS], then xe
 #if FX_CARRY_IN
     short *xe = reinterpret_cast<short *>(xs + FX_LINES * FX_LS);  // FX_XE(line, pos)
@@ -606,9 +621,10 @@ extern "C" __global__ void __launch_bounds__(FX_THREADS, FX_MIN_BLOCKS)
     __shared__ int line_shift[FX_STAGES + 1][FX_LINES];
     __shared__ u64 line_or[4][FX_LINES];  // OR of |z| per line after each stage / twiddle
     __shared__ long long line_base[FX_LINES];  // element offset of j = 0 (-1: no such line)
-    // output offset of k = 0: as line_base with out_inner for inner (out_inner != inner: the
-    // output is the (outer / out_inner, FX_N, out_inner) transpose of the input's lines,
-    // as the four-step's row pass writes its columns)
+    // output offset of k = 0: as line_base with out_inner for inner and out_n for FX_N
+    // (out_inner != inner: the output is the (outer / out_inner, FX_N, out_inner) transpose
+    // of the input's lines, as the four-step's row pass writes its columns; out_n < FX_N:
+    // the first out_n outputs of each line, as a real-input transform keeps k <= n / 2)
     __shared__ long long line_obase[FX_LINES];
     __shared__ long long line_row[FX_LINES];   // k_a of a twiddled pass
     const long long first = (long long)blockIdx.x * FX_LINES;
@@ -617,7 +633,7 @@ extern "C" __global__ void __launch_bounds__(FX_THREADS, FX_MIN_BLOCKS)
         const long long gl = first + threadIdx.x;
         line_base[threadIdx.x] = gl < lines ? (gl / inner) * FX_N * inner + gl % inner : -1;
         line_obase[threadIdx.x] =
-            gl < lines ? (gl / out_inner) * FX_N * out_inner + gl % out_inner : -1;
+            gl < lines ? (gl / out_inner) * out_n * out_inner + gl % out_inner : -1;
         line_row[threadIdx.x] = gl < lines ? gl % tw_rows : 0;
         line_key[threadIdx.x] = 0;
 #if FX_CARRY_IN
@@ -755,14 +771,14 @@ extern "C" __global__ void __launch_bounds__(FX_THREADS, FX_MIN_BLOCKS)
     // a carried pass: the parts in natural order, the exponent of each line beside them
     if (threadIdx.x < FX_LINES && first + threadIdx.x < lines)
         exps_out[first + threadIdx.x] = line_exp[threadIdx.x];
-    fx_exit<true, true>(xs, out, line_obase, line_exp, out_inner);
+    fx_exit<true, true>(xs, out, line_obase, line_exp, out_inner, out_n);
 #else
     bool all_normal = true;
 #pragma unroll
     for (int l = 0; l < FX_LINES; ++l) all_normal &= fx_exit_is_normal(line_exp[l]);
     if (all_normal)
-        fx_exit<true>(xs, out, line_obase, line_exp, out_inner);
+        fx_exit<true>(xs, out, line_obase, line_exp, out_inner, out_n);
     else
-        fx_exit<false>(xs, out, line_obase, line_exp, out_inner);
+        fx_exit<false>(xs, out, line_obase, line_exp, out_inner, out_n);
 #endif
 }

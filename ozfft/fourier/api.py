@@ -321,12 +321,7 @@ def _c2c_axis(
     # y is ours (new, or x given up): conjugate and normalize in place (same IEEE ops)
     if inverse:
         xp.conj(y, out=y)
-    # "ortho" divides both directions by sqrt(n); otherwise the 1/n sits on the inverse
-    # ("backward") or on the forward transform ("forward")
-    if norm == "ortho":
-        _divide(y, math.sqrt(n))
-    elif (norm == "forward") != inverse and n > 1:
-        _divide(y, float(n))
+    _normalize(y, n, norm, inverse)
     return y
 
 
@@ -335,55 +330,73 @@ def _carries(plan: Any) -> bool:
     return plan.scheme == "fixed" and plan.four_step is None and plan.bluestein is None
 
 
-def _c2c_axes(engine, y, lengths, axes, norm: str, inverse: bool, options: FFTOptions, owned: bool):
+def _c2c_axes(
+    engine, y, lengths, axes, norm: str, inverse: bool, options: FFTOptions, owned: bool, carry=None
+):
     """Complex transforms of complex128 ``y`` along ``axes`` (the last first, as
     numpy). Consecutive axes of one-pass fixed-point plans, neither resized nor repeated,
     carry fixed point from pass to pass and round to float64 once, at the end of the run
-    (:mod:`ozfft.ozaki.fixed_point`, "Carried fixed point"); the normalization follows."""
+    (:mod:`ozfft.ozaki.fixed_point`, "Carried fixed point"); the normalization follows.
+    ``carry`` (``y`` None): the carried result of a previous pass, which the first axis
+    continues (its caller checked :func:`_carry_axis`)."""
     order = list(reversed(range(len(axes))))
+    shape = tuple(y.shape) if carry is None else carry.shape
     i = 0
     while i < len(order):
         run = [order[i]]
         while (
             i + len(run) < len(order)
-            and _carry_axis(y, lengths[order[i + len(run)]], axes[order[i + len(run)]], options)
+            and _carry_axis(shape, lengths[order[i + len(run)]], axes[order[i + len(run)]], options)
             and axes[order[i + len(run)]] != axes[run[-1]]
         ):
             run.append(order[i + len(run)])
-        if len(run) < 2 or not _carry_axis(y, lengths[run[0]], axes[run[0]], options):
+        if carry is not None:
+            y = _carried_run(
+                engine, None, [axes[ii] for ii in run], norm, inverse, options, True, carry
+            )
+            carry = None
+        elif len(run) < 2 or not _carry_axis(shape, lengths[run[0]], axes[run[0]], options):
             run = run[:1]
             y = _c2c_axis(engine, y, lengths[run[0]], axes[run[0]], norm, inverse, options, owned)
         else:
             y = _carried_run(engine, y, [axes[ii] for ii in run], norm, inverse, options, owned)
+        shape = tuple(y.shape)
         owned = True  # every later pass works on our own intermediate
         i += len(run)
     return y
 
 
-def _carry_axis(y, n, axis: int, options: FFTOptions) -> bool:
+def _carry_axis(shape, n, axis: int, options: FFTOptions) -> bool:
+    """Whether a pass of length ``n`` along ``axis`` of ``shape`` can carry fixed point."""
     n = operator.index(n)
-    return n > 1 and y.shape[axis] == n and y.size > 0 and _carries(get_plan(n, options))
+    return n > 1 and shape[axis] == n and math.prod(shape) > 0 and _carries(get_plan(n, options))
 
 
 def _carried_run(
-    engine, y, axes: list[int], norm: str, inverse: bool, options: FFTOptions, owned: bool
+    engine,
+    y,
+    axes: list[int],
+    norm: str,
+    inverse: bool,
+    options: FFTOptions,
+    owned: bool,
+    carry=None,
 ):
     """Passes along ``axes`` (in this order, lengths unchanged) with fixed point carried
-    between them; one rounding at the end, then each axis's normalization as
-    :func:`_c2c_axis` applies it."""
+    between them, from ``y`` or from the ``carry`` of a previous pass; one rounding at the
+    end, then each axis's normalization as :func:`_c2c_axis` applies it."""
     xp = engine.xp
     if inverse:
+        if carry is not None:
+            raise ValueError("an inverse run starts from complex values")
         if owned:
             xp.conj(y, out=y)
         else:
             y = xp.conj(y)
             owned = True
-    carry = None
     for k, axis in enumerate(axes):
-        executor = get_executor(
-            engine, get_plan(y.shape[axis] if carry is None else carry.parts.shape[axis], options)
-        )
-        result = executor.forward_carried(
+        n = y.shape[axis] if carry is None else carry.shape[axis]
+        result = get_executor(engine, get_plan(n, options)).forward_carried(
             y if carry is None else None, axis, overwrite=owned, carry=carry, keep=k < len(axes) - 1
         )
         if k < len(axes) - 1:
@@ -394,12 +407,18 @@ def _carried_run(
     if inverse:
         xp.conj(y, out=y)
     for axis in axes:
-        n = y.shape[axis]
-        if norm == "ortho":
-            _divide(y, math.sqrt(n))
-        elif (norm == "forward") != inverse:
-            _divide(y, float(n))
+        _normalize(y, y.shape[axis], norm, inverse)
     return y
+
+
+def _normalize(y, n: int, norm: str, inverse: bool) -> None:
+    """The normalization of one axis of length ``n``, in place: "ortho" divides both
+    directions by sqrt(n); otherwise the 1/n sits on the inverse ("backward") or on the
+    forward transform ("forward")."""
+    if norm == "ortho":
+        _divide(y, math.sqrt(n))
+    elif (norm == "forward") != inverse and n > 1:
+        _divide(y, float(n))
 
 
 def _divide(y, d: float) -> None:
@@ -606,12 +625,27 @@ def _r2c(x, s, axes, norm, workers, plan, precision, moduli, out, one_d_n=None, 
         shape[axes[ii]] = s[ii]
     _check_out(out, engine, shape, out_dtype)
     xp = engine.xp
-    last = axes[-1]
-    y = _c2c_axis(engine, x.astype(np.complex128), s[-1], last, norm, False, options, True)
-    index = [slice(None)] * y.ndim
-    index[last] = slice(0, s[-1] // 2 + 1)
-    y = xp.ascontiguousarray(y[tuple(index)])
-    y = _c2c_axes(engine, y, s[:-1], axes[:-1], norm, False, options, True)
+    last, n = axes[-1], s[-1]
+    if _carry_axis(x.shape, n, last, options):
+        # the real-input pass reads the reals and writes the n // 2 + 1 outputs kept; fixed
+        # point carries on into the next axis where that one carries too
+        half_shape = list(x.shape)
+        half_shape[last] = n // 2 + 1
+        keep = (
+            len(axes) > 1 and axes[-2] != last and _carry_axis(half_shape, s[-2], axes[-2], options)
+        )
+        first = get_executor(engine, get_plan(n, options)).forward_real(x, last, keep=keep)
+        if keep:
+            y = _c2c_axes(engine, None, s[:-1], axes[:-1], norm, False, options, True, first)
+        else:
+            y = _c2c_axes(engine, first, s[:-1], axes[:-1], norm, False, options, True)
+        _normalize(y, n, norm, False)
+    else:
+        y = _c2c_axis(engine, x.astype(np.complex128), n, last, norm, False, options, True)
+        index = [slice(None)] * y.ndim
+        index[last] = slice(0, n // 2 + 1)
+        y = xp.ascontiguousarray(y[tuple(index)])
+        y = _c2c_axes(engine, y, s[:-1], axes[:-1], norm, False, options, True)
     check()
     return _deliver(y.astype(out_dtype, copy=False), out)
 

@@ -199,7 +199,7 @@ class FixedPointExecutor(ColumnsExecutor):
             cols = np.ascontiguousarray(moved, dtype=np.complex128).reshape(n, -1)
             source_e = None
         else:
-            shape = carry.parts.shape[:-1]
+            shape = carry.shape
             rest = shape[:axis] + shape[axis + 1 :]
             cols = np.ascontiguousarray(np.moveaxis(carry.parts, axis, 0)).reshape(n, -1, 2)
             e_full = np.broadcast_to(np.expand_dims(carry.exponents, carry.axis), shape)
@@ -234,8 +234,21 @@ class FixedPointExecutor(ColumnsExecutor):
                 out.imag[:, c0:c1] = from_fixed(zi, exponent[None, :])
         if keep:
             moved_parts = np.moveaxis(parts.reshape(n, *rest, 2), 0, axis)
-            return Carried(moved_parts, exponents.reshape(rest), axis)
+            return Carried(moved_parts, exponents.reshape(rest), axis, moved_parts.shape[:-1])
         return np.moveaxis(out.reshape(n, *rest), 0, axis)
+
+    def forward_real(self, x: np.ndarray, axis: int, *, keep: bool = False) -> np.ndarray | Carried:
+        """The first ``n // 2 + 1`` outputs along ``axis`` (>= 0) of the transform of real
+        ``x``: the complex transform of ``x + 0j`` (:meth:`forward_carried`), cropped."""
+        result = self.forward_carried(
+            np.asarray(x, np.float64).astype(np.complex128), axis, keep=keep
+        )
+        index = [slice(None)] * x.ndim
+        index[axis] = slice(0, self.plan.n // 2 + 1)
+        if keep:
+            parts = np.ascontiguousarray(result.parts[(*index, slice(None))])
+            return Carried(parts, result.exponents, axis, parts.shape[:-1])
+        return np.ascontiguousarray(result[tuple(index)])
 
     def run_stages(
         self, xr: np.ndarray, xi: np.ndarray, exponent: np.ndarray

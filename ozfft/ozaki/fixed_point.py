@@ -257,11 +257,12 @@ class Carried(NamedTuple):
     [idx without axis]``. Arrays of the engine that made them, in its layout: the NumPy
     engine keeps int64 ``(*shape, 2)`` and exponents of the shape without ``axis``, the
     CUDA engine the complex128-typed buffer of the same bytes and a flat exponent array;
-    ``parts.shape[:ndim]`` is the transform's shape in both."""
+    ``shape`` is the transform's shape in both."""
 
     parts: Any
     exponents: Any
     axis: int
+    shape: tuple[int, ...]
 
 
 def carried_line_exponent(

@@ -103,23 +103,32 @@ class FixedPassExecutor:
         self.macros["FX_MIN_BLOCKS"] = str(blocks)
         self.macros["FX_WARPS"] = str(self._warps)
         self._frag_args = tuple(self._frags + [self._frags[0]] * (3 - len(self._frags)))
-        self._kernels: dict[tuple[bool, bool], Any] = {}
+        self._kernels: dict[tuple[bool, bool, bool], Any] = {}
         self._none = cupy.zeros(1, cupy.int32)  # the exponent arrays of a float64 pass
 
     def _shared_bytes(self, carry_in: bool) -> int:
         # a carried pass keeps each element's source exponent beside it (int16)
         return self._smem + (_LINES * (self.plan.n + 8) * 2 if carry_in else 0)
 
-    def kernel_macros(self, carry_in: bool = False, carry_out: bool = False) -> dict[str, str]:
-        """The macros of the pass kernel (carried fixed point in and/or out)."""
-        return dict(self.macros, FX_CARRY_IN=str(int(carry_in)), FX_CARRY_OUT=str(int(carry_out)))
+    def kernel_macros(
+        self, carry_in: bool = False, carry_out: bool = False, real_in: bool = False
+    ) -> dict[str, str]:
+        """The macros of the pass kernel (carried fixed point in and/or out, real input)."""
+        return dict(
+            self.macros,
+            FX_CARRY_IN=str(int(carry_in)),
+            FX_CARRY_OUT=str(int(carry_out)),
+            FX_REAL_IN=str(int(real_in)),
+        )
 
-    def kernel(self, carry_in: bool = False, carry_out: bool = False):
+    def kernel(self, carry_in: bool = False, carry_out: bool = False, real_in: bool = False):
         """The compiled pass kernel (cached per variant)."""
-        key = (carry_in, carry_out)
+        key = (carry_in, carry_out, real_in)
         kernel = self._kernels.get(key)
         if kernel is None:
-            kernel = get_function(_SOURCE, _KERNEL, self.kernel_macros(carry_in, carry_out))
+            kernel = get_function(
+                _SOURCE, _KERNEL, self.kernel_macros(carry_in, carry_out, real_in)
+            )
             smem = self._shared_bytes(carry_in)
             if smem > 48 * 1024:
                 kernel.max_dynamic_shared_size_bytes = smem
@@ -136,15 +145,18 @@ class FixedPassExecutor:
         carry=None,
         exps_out=None,
         out_inner: int | None = None,
+        out_n: int | None = None,
+        real_in: bool = False,
     ) -> None:
         """One pass over ``lines`` lines; ``carry`` = (exponents, mode, n', lo, q) of a
         carried input (kernels/fft/fixed_pass.cu, FX_CARRY_IN), ``exps_out`` the exponent
         array of a carried output, ``out_inner`` the output's ``inner`` (a transposed
-        output: the kernel's line_obase)."""
+        output: the kernel's line_obase), ``out_n`` the outputs kept per line (a cropped
+        real-input transform), ``real_in`` float64 reals for input."""
         frags = self._frag_args
         twiddle = self._twiddle if self._twiddle is not None else frags[0]
         exps_in, mode, p_n, p_lo, p_q = carry if carry is not None else (self._none, 0, 1, 1, 1)
-        self.kernel(carry is not None, exps_out is not None)(
+        self.kernel(carry is not None, exps_out is not None, real_in)(
             (-(-lines // _LINES),),
             (32 * self._warps,),
             (
@@ -162,6 +174,7 @@ class FixedPassExecutor:
                 np.int64(p_q),
                 exps_out if exps_out is not None else self._none,
                 np.int64(inner if out_inner is None else out_inner),
+                np.int32(self.plan.n if out_n is None else out_n),
             ),
             shared_mem=self._shared_bytes(carry is not None),
         )
@@ -242,7 +255,30 @@ class FixedPassExecutor:
                 params = (carry.exponents, 2, p_n, p_lo, inner)
         if lines:
             self._launch(src, out, inner, lines, carry=params, exps_out=exps_out)
-        return Carried(out, exps_out, axis) if keep else out
+        return Carried(out, exps_out, axis, out.shape) if keep else out
+
+    def forward_real(self, x: Any, axis: int, *, keep: bool = False) -> Any:
+        """The first ``n // 2 + 1`` outputs along ``axis`` (>= 0) of the transform of real
+        ``x`` (read as float64 reals, written cropped by the pass itself): complex128, or
+        :class:`~ozfft.ozaki.fixed_point.Carried` with ``keep`` — the integers of the
+        complex transform of ``x + 0j``, cropped."""
+        cp = self._cp
+        n = self.plan.n
+        if self._twiddle is not None:
+            raise ValueError("a twiddled four-step pass takes no real input")
+        src = cp.ascontiguousarray(x, dtype=cp.float64)
+        shape = src.shape
+        if shape[axis] != n:
+            raise ValueError(f"axis {axis} of shape {shape} is not of length {n}")
+        half = n // 2 + 1
+        out_shape = (*shape[:axis], half, *shape[axis + 1 :])
+        inner = math.prod(shape[axis + 1 :])
+        lines = math.prod(shape[:axis]) * inner
+        out = _empty(cp, out_shape, "a real-input FFT pass output")
+        exps_out = cp.empty(lines, cp.int32) if keep else None
+        if lines:
+            self._launch(src, out, inner, lines, exps_out=exps_out, out_n=half, real_in=True)
+        return Carried(out, exps_out, axis, out.shape) if keep else out
 
 
 class FourStepExecutor:
