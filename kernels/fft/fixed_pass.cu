@@ -395,7 +395,6 @@ __device__ void fx_stage(i64 *xs, const int4 *__restrict__ frag, u64 *or_in, u64
             for (int q = 0; q < 4; ++q)
 #pragma unroll
                 for (int d = 0; d < FX_NDIAG; ++d) acc[q][d] = 0;
-#pragma unroll
             if (HALF) {
                 // 2R <= 16: one m16n8k16 MMA per digit pair, operands straight from the
                 // registers they were loaded into (no packing moves)
@@ -451,14 +450,15 @@ __device__ void fx_stage(i64 *xs, const int4 *__restrict__ frag, u64 *or_in, u64
     }
     // OR of |z| per line (bitlen of the OR = bitlen of the max): lanes with one tig; the
     // last stage's result is not renormalized again
-    if (LAST) return;
+    if (!LAST) {
 #pragma unroll
-    for (int c = 0; c < 2; ++c) {
-        u64 v = my_or[c];
-        v |= __shfl_xor_sync(0xffffffffu, v, 4);
-        v |= __shfl_xor_sync(0xffffffffu, v, 8);
-        v |= __shfl_xor_sync(0xffffffffu, v, 16);
-        if (gid == 0 && v) atomicOr(&or_out[2 * tig + c], v);
+        for (int c = 0; c < 2; ++c) {
+            u64 v = my_or[c];
+            v |= __shfl_xor_sync(0xffffffffu, v, 4);
+            v |= __shfl_xor_sync(0xffffffffu, v, 8);
+            v |= __shfl_xor_sync(0xffffffffu, v, 16);
+            if (gid == 0 && v) atomicOr(&or_out[2 * tig + c], v);
+        }
     }
 }
 
@@ -472,9 +472,10 @@ __device__ __forceinline__ void fx_load(const ulonglong2 *__restrict__ in, i64 *
                                         long long inner, long long first, long long lines) {
     constexpr bool WHOLE = FX_LINES * FX_N % (FX_THREADS * FX_LOAD_BATCH) == 0;
     const int count = FULL ? FX_LINES * FX_N : (int)min((long long)FX_LINES, lines - first) * FX_N;
-    const ulonglong2 *chunk = in + first * FX_N;
 #if FX_REAL_IN  // float64 reals, imaginary parts 0
     const u64 *real = reinterpret_cast<const u64 *>(in);
+#else
+    const ulonglong2 *chunk = in + first * FX_N;
 #endif
     for (int base = 0; base < FX_LINES * FX_N; base += FX_THREADS * FX_LOAD_BATCH) {
         ulonglong2 v[FX_LOAD_BATCH];
@@ -617,7 +618,9 @@ extern "C" __global__ void __launch_bounds__(FX_THREADS, FX_MIN_BLOCKS)
     __shared__ long long line_pbase[FX_LINES];  // exps_in index of the line's j = 0
 #endif
     __shared__ int line_exp[FX_LINES];
+#if !FX_CARRY_IN
     __shared__ unsigned line_key[FX_LINES];  // largest |component bits| >> 32 of the line
+#endif
     __shared__ int line_shift[FX_STAGES + 1][FX_LINES];
     __shared__ u64 line_or[4][FX_LINES];  // OR of |z| per line after each stage / twiddle
     __shared__ long long line_base[FX_LINES];  // element offset of j = 0 (-1: no such line)
@@ -626,7 +629,9 @@ extern "C" __global__ void __launch_bounds__(FX_THREADS, FX_MIN_BLOCKS)
     // of the input's lines, as the four-step's row pass writes its columns; out_n < FX_N:
     // the first out_n outputs of each line, as a real-input transform keeps k <= n / 2)
     __shared__ long long line_obase[FX_LINES];
-    __shared__ long long line_row[FX_LINES];   // k_a of a twiddled pass
+#if FX_TWIDDLE
+    __shared__ long long line_row[FX_LINES];  // k_a of a twiddled pass
+#endif
     const long long first = (long long)blockIdx.x * FX_LINES;
     if (threadIdx.x < FX_LINES) {
         // the only 64-bit divisions of the kernel: once per line, not per element
@@ -634,8 +639,12 @@ extern "C" __global__ void __launch_bounds__(FX_THREADS, FX_MIN_BLOCKS)
         line_base[threadIdx.x] = gl < lines ? (gl / inner) * FX_N * inner + gl % inner : -1;
         line_obase[threadIdx.x] =
             gl < lines ? (gl / out_inner) * out_n * out_inner + gl % out_inner : -1;
+#if FX_TWIDDLE
         line_row[threadIdx.x] = gl < lines ? gl % tw_rows : 0;
+#endif
+#if !FX_CARRY_IN
         line_key[threadIdx.x] = 0;
+#endif
 #if FX_CARRY_IN
         // the previous pass's line of element j: the flat index without its axis (of length
         // p_n, p_lo elements apart); p_mode 1: that axis lies inside `inner`, 2: inside outer

@@ -9,11 +9,11 @@ in :mod:`ozfft.ozaki.fixed_point`), for the plan's radices ``r_1 .. r_s``
 (:func:`ozfft.fourier.plan.fixed_point_radices`):
 
 * bytes: ``BYTES_FUSED = 32`` (16 read + 16 written: the memory roof);
-* tensor-core work: a stage issues ``fixed_stage_mmas(r)`` m16n8k32 INT8 MMAs per task,
-  a task being ``r`` elements of each of ``MMA_LINES = 8`` lines (the MMA's N), so
-  ``sum_i fixed_stage_mmas(r_i) / (8 r_i)`` MMAs per complex element, each
-  ``16 * 8 * 32 = 4096`` MACs = ``MMA_OPS = 8192`` INT8 ops
-  (n = 512 = 8·8·8: 3 × 26 / 64 = 1.22 MMAs = 9,984 ops);
+* tensor-core work: a stage issues ``fixed_stage_mmas(r)`` INT8 MMAs per task, a task
+  being ``r`` elements of each of ``MMA_LINES = 8`` lines (the MMA's N), so
+  ``sum_i fixed_stage_mmas(r_i) / (8 r_i)`` MMAs per complex element: m16n8k16 (2048
+  MACs, 4096 ops) where ``2 r <= 16``, m16n8k32 (4096 MACs, ``MMA_OPS = 8192`` ops)
+  beyond (n = 512 = 8·8·8: 3 × 41 / 64 = 1.92 m16n8k16 = 7,872 ops);
 * integer instructions: ``FUSED_INT_ENTRY_EXIT + s * FUSED_INT_PER_STAGE``
   (+ ``FUSED_INT_TWIDDLE`` in the twiddled row pass of a four-step plan). The per-stage
   constant is the integer part of the stage loop of the sm_90 build, which is
@@ -22,7 +22,8 @@ in :mod:`ozfft.ozaki.fixed_point`), for the plan's radices ``r_1 .. r_s``
   constants below);
 * no FP64 operation at all.
 
-A four-step length adds one 32-byte transpose per level (the executor's swapaxes copy).
+A four-step length needs no transpose: the twiddled row pass writes its result in
+natural order.
 
 **Unfused Ozaki-II stages** (the earlier path, ``moduli=N``): for a stage of size ``k``
 with ``N`` moduli,
@@ -55,6 +56,7 @@ from ..fourier.plan import (
     factorize,
     fixed_layout,
     fixed_point_radices,
+    fixed_stage_mma_k,
     fixed_stage_mmas,
     four_step_split,
 )
@@ -80,6 +82,7 @@ __all__ = [
     "fused_floors",
     "fused_int_instructions",
     "fused_stage_mmas_per_element",
+    "fused_stage_ops_per_element",
     "native_fft_flops_per_element",
     "phase_b_instructions",
     "project",
@@ -347,33 +350,34 @@ MMA_OPS = 2 * MMA_MACS
 #: lines per MMA tile (the MMA's N): a stage task is r elements of each of 8 lines
 MMA_LINES = 8
 
-#: ncu on an H200, one fused pass over 512³ (radices 8·8·8, fp64; bench/results/
-#: nvidia-h200/fft.md run): 3.51e9 executed warp instructions for 512³ = 1.342e8
-#: elements, i.e. 26.2 warp = 838 thread instructions per element, ~82 % of them
-#: integer/logic (ALU 62 % busy, IPC 2.68), 5.57 ms, DRAM 2.15 GB read + 2.12 GB written
-NCU_512_WARP_INSTRUCTIONS = 3.51e9
-NCU_512_THREAD_INSTR_PER_ELEMENT = 838
-NCU_512_INTEGER_FRACTION = 0.82
-NCU_512_PASS_MS = 5.57
+#: ncu on an H200, one fused pass over 512³ (radices 8·8·8, fp64, float64 in and out;
+#: bench/results/nvidia-h200/fft.md run): 1.853e9 executed warp instructions for 512³ =
+#: 1.342e8 elements, i.e. 13.8 warp = 442 thread instructions per element, 75 % of them
+#: integer/logic (the rest IMMA, loads/stores, shuffles, barriers, uniform-datapath and
+#: control), 3.72 ms, DRAM 2.15 GB read + 2.12 GB written (1.15 TB/s)
+NCU_512_WARP_INSTRUCTIONS = 1.853e9
+NCU_512_THREAD_INSTR_PER_ELEMENT = 442
+NCU_512_INTEGER_FRACTION = 0.752
+NCU_512_PASS_MS = 3.72
 #: integer instructions per complex element and stage: the stage loop of the sm_90 build
-#: of kernels/fft/fixed_pass.cu as of 3e23161 (nvcc 13.0, n = 512, 8 warps) is
-#: straight-line code executing per 64-element task and thread 207, 220 and 224
-#: integer/logic instructions in stages 1-3 (of 241, 261, 265 in all, 26 of them IMMA),
-#: i.e. 103.5-112 per element (x 32 threads / 64 elements), mean 108.5. A radix-16 stage
-#: (n = 256, 1024) runs ~80 per element: the model charges it 108 too.
-FUSED_INT_PER_STAGE = 108
+#: of kernels/fft/fixed_pass.cu (nvcc 13.0, n = 512, 8 warps) is straight-line code
+#: executing per 64-element task and thread 212, 133 and 102 integer/logic instructions
+#: in stages 1-3 (of 261, 190 and 151 in all, 41 of them IMMA): 106 (with the float64
+#: entry conversion), 66.5 and 51 (no renormalization OR after the last stage) per
+#: element (x 32 threads / 64 elements). The model charges every stage the middle one's
+#: 67; the first stage's conversion and the last stage's saving go to the entry/exit.
+FUSED_INT_PER_STAGE = 67
 #: integer instructions per complex element at entry and exit (loads, line exponents,
-#: to_fixed, from_fixed, index arithmetic, stores): calibrated so that an n = 512 pass
-#: (3 stages) equals the ncu count above, round(0.82 * 838) - 3 * 108 = 687 - 324 = 363
+#: conversions, index arithmetic, stores): calibrated so that an n = 512 pass (3 stages)
+#: equals the ncu count above, round(0.752 * 442) - 3 * 67 = 332 - 201 = 131
 FUSED_INT_ENTRY_EXIT = round(NCU_512_INTEGER_FRACTION * NCU_512_THREAD_INSTR_PER_ELEMENT) - (
     3 * FUSED_INT_PER_STAGE
 )
 #: extra integer instructions per element of the twiddled row pass of a four-step plan
-#: (128-bit exact twiddle product and rounding): the entry conversion loop of the sm_90
-#: n = 1024 build has 242 integer instructions with the twiddle, 154 without
-FUSED_INT_TWIDDLE = 242 - 154
-#: bytes per element of the transpose after a four-step row pass (cupy swapaxes copy)
-FUSED_TRANSPOSE_BYTES = 32
+#: (its own entry sweep: conversion, 128-bit exact twiddle product, rounding, line OR):
+#: the sweep of the sm_90 n = 1024 build has 212 integer instructions per element, of
+#: which the 42 of the conversion a plain pass does in its first stage
+FUSED_INT_TWIDDLE = 212 - 42
 
 #: INT8 rate the fused pass's mma.sync reached on an H200 (first kernel, 512³: ~515
 #: TOPS-equivalent, docs/perf-notes.md "Fused fixed-point FFT pass on an H200") over the
@@ -385,17 +389,23 @@ MMA_SYNC_FRACTION = MMA_SYNC_TOPS_H200 / 1979.0
 #: the measured H200 points of the same run (bench/results/nvidia-h200/fft.md, 3-D c2c
 #: complex128 cubes): n -> (ozfft ms, cuFFT ms)
 H200_MEASURED: dict[int, tuple[float, float]] = {
-    256: (2.203, 0.448),
-    512: (17.837, 3.357),
-    1024: (234.063, 31.923),
+    256: (1.363, 0.446),
+    512: (11.905, 3.334),
+    1024: (121.098, 31.718),
 }
 H200_MEASURED_SOURCE = "bench/results/nvidia-h200/fft.md"
 
 
 def fused_stage_mmas_per_element(r: int, precision: str = "fp64") -> float:
-    """m16n8k32 MMAs per complex element of a radix-``r`` stage of the fused pass:
+    """MMA instructions per complex element of a radix-``r`` stage of the fused pass:
     ``fixed_stage_mmas(r) / (8 r)`` (a task covers r elements of each of 8 lines)."""
     return fixed_stage_mmas(r, FORMATS[precision]) / (MMA_LINES * r)
+
+
+def fused_stage_ops_per_element(r: int, precision: str = "fp64") -> float:
+    """INT8 tensor ops per complex element of a radix-``r`` stage: its MMAs times
+    ``2 * 16 * 8 * k`` (k = 16 or 32, :func:`~ozfft.fourier.plan.fixed_stage_mma_k`)."""
+    return fused_stage_mmas_per_element(r, precision) * 2 * 16 * 8 * fixed_stage_mma_k(r)
 
 
 def fused_int_instructions(stages: int, twiddle: bool = False) -> int:
@@ -441,25 +451,21 @@ class FusedCounts:
 def _fused_pass(n: int, twiddle: bool, precision: str) -> FusedPass:
     radices = fixed_point_radices(n)
     mmas = sum(fused_stage_mmas_per_element(r, precision) for r in radices)
-    return FusedPass(
-        n, radices, twiddle, mmas, mmas * MMA_OPS, fused_int_instructions(len(radices), twiddle)
-    )
+    ops = sum(fused_stage_ops_per_element(r, precision) for r in radices)
+    return FusedPass(n, radices, twiddle, mmas, ops, fused_int_instructions(len(radices), twiddle))
 
 
 def fused_counts(n: int, precision: str = "fp64") -> FusedCounts:
     """Counts per complex element of the fused fixed-point transform of length ``n``:
     one pass (``n <= 1024``) or four-step passes (column passes of ``n_a``, a twiddled
-    row pass of ``n_b``, a transpose). Bluestein lengths are not modelled (ValueError);
-    the integer constants are calibrated for fp64."""
+    row pass of ``n_b`` that writes natural order). Bluestein lengths are not modelled
+    (ValueError); the integer constants are calibrated for fp64."""
     layout = fixed_layout(n)
     if layout == "one-pass":
         passes: tuple[FusedPass, ...] = (_fused_pass(n, False, precision),)
-        transposes = 0
     elif layout == "four-step":
         n_a, n_b = four_step_split(n)
-        inner = fused_counts(n_a, precision)
-        passes = (*inner.passes, _fused_pass(n_b, True, precision))
-        transposes = (inner.bytes - BYTES_FUSED * len(inner.passes)) // FUSED_TRANSPOSE_BYTES + 1
+        passes = (*fused_counts(n_a, precision).passes, _fused_pass(n_b, True, precision))
     else:
         raise ValueError(f"length {n}: the fused model covers one-pass and four-step lengths")
     return FusedCounts(
@@ -469,7 +475,7 @@ def fused_counts(n: int, precision: str = "fp64") -> FusedCounts:
         sum(p.mmas for p in passes),
         sum(p.tc_ops for p in passes),
         sum(p.int_instr for p in passes),
-        sum(p.bytes for p in passes) + FUSED_TRANSPOSE_BYTES * transposes,
+        sum(p.bytes for p in passes),
     )
 
 

@@ -210,15 +210,16 @@ def _floors_section(floors: dict) -> list[str]:
         "",
         "- HBM bytes: 32 (16 read + 16 written), the memory roof;",
         "- INT8 tensor work: Σ over the plan's stages of `fixed_stage_mmas(r) / (8 r)` "
-        f"m16n8k32 MMAs (a task is r elements of each of 8 lines), {const['MMA_OPS']} ops "
-        f"each — radices {radices}: {counts['mmas']:.4g} MMAs = {counts['tc_ops']:.0f} ops;",
+        "MMAs (a task is r elements of each of 8 lines): m16n8k16 where 2r ≤ 16 (4096 ops), "
+        f"m16n8k32 beyond ({const['MMA_OPS']} ops) — radices {radices}: "
+        f"{counts['mmas']:.4g} MMAs = {counts['tc_ops']:.0f} ops;",
         f"- integer instructions: {const['FUSED_INT_ENTRY_EXIT']} + "
         f"{const['FUSED_INT_PER_STAGE']} × stages (+ {const['FUSED_INT_TWIDDLE']} in a "
         f"four-step row pass) = {counts['int_instr']}. Per stage: the straight-line stage "
-        "loop of the sm_90 build (207–224 integer instructions per 64-element task and "
-        "thread); entry/exit: calibrated so that an n = 512 pass (8·8·8) equals the ncu "
-        f"count on an H200 ({const['NCU_512_THREAD_INSTR_PER_ELEMENT']} thread instructions "
-        f"per element, {const['NCU_512_INTEGER_FRACTION']:.0%} integer/logic, "
+        "loop of the sm_90 build (133 integer instructions per 64-element task and thread "
+        "in a middle radix-8 stage); entry/exit: calibrated so that an n = 512 pass (8·8·8) "
+        f"equals the ncu count on an H200 ({const['NCU_512_THREAD_INSTR_PER_ELEMENT']} thread "
+        f"instructions per element, {const['NCU_512_INTEGER_FRACTION']:.0%} integer/logic, "
         f"{const['NCU_512_PASS_MS']} ms per 512³ pass);",
         "- no FP64 operation, no residues, no CRT (the Ozaki-II stages' 1,760-instruction "
         "Phase B is not part of this path).",

@@ -65,6 +65,7 @@ __all__ = [
     "factorize",
     "fixed_layout",
     "fixed_point_radices",
+    "fixed_stage_mma_k",
     "fixed_stage_mmas",
     "four_step_split",
     "stage_bits",
@@ -305,13 +306,27 @@ def build_stage_plan(n: int, num_moduli: int) -> FFTPlan:
 
 
 def fixed_stage_mmas(r: int, fmt: DigitFormat) -> int:
-    """m16n8k32 INT8 MMAs of a radix-``r`` stage per 8-line vector tile, as the fused
-    kernel issues them: ``ceil(2r/16)`` row tiles x ``ceil(2r/32)`` k chunks x digit
-    pairs; when ``2r <= 16`` two pairs of a diagonal share one MMA (the top data digit,
-    signed, goes alone)."""
+    """INT8 MMAs of a radix-``r`` stage per 8-line vector tile, as the fused kernel issues
+    them: one m16n8k16 per digit pair when ``2r <= 16`` (:func:`fixed_stage_mma_k` is
+    16), else ``ceil(2r/16)`` row tiles x ``ceil(2r/32)`` k chunks x digit pairs of
+    m16n8k32."""
+    pairs = sum(len(fmt.pairs(d)) for d in range(fmt.first_diagonal, fmt.last_diagonal + 1))
+    if 2 * r <= 16:
+        return pairs
+    return -(-2 * r // 16) * -(-2 * r // 32) * pairs
+
+
+def fixed_stage_mma_k(r: int) -> int:
+    """The k of the fused kernel's MMAs in a radix-``r`` stage (m16n8k16 or m16n8k32)."""
+    return 16 if 2 * r <= 16 else 32
+
+
+def _planning_mmas(r: int, fmt: DigitFormat) -> int:
+    """The MMA count the radix choice was made with (two digit pairs of a diagonal packed
+    into one m16n8k32 where ``2r <= 16``, the signed top data digit alone): kept so that
+    the plans, and with them the results, do not change with the kernel's MMA shape."""
     if 2 * r > 16:
-        pairs = sum(len(fmt.pairs(d)) for d in range(fmt.first_diagonal, fmt.last_diagonal + 1))
-        return -(-2 * r // 16) * -(-2 * r // 32) * pairs
+        return fixed_stage_mmas(r, fmt)
     total = 0
     for d in range(fmt.first_diagonal, fmt.last_diagonal + 1):
         pairs = fmt.pairs(d)
@@ -321,8 +336,9 @@ def fixed_stage_mmas(r: int, fmt: DigitFormat) -> int:
 
 
 def _fixed_stage_cost(r: int) -> float:
-    """MMAs per element of a radix-``r`` stage plus a charge for its epilogue."""
-    return fixed_stage_mmas(r, FORMATS["fp64"]) / r + 1.0
+    """The radix choice's cost of a stage: packed MMAs per element plus a charge for
+    its epilogue (:func:`_planning_mmas`)."""
+    return _planning_mmas(r, FORMATS["fp64"]) / r + 1.0
 
 
 @lru_cache(maxsize=1024)
