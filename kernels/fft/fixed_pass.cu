@@ -3,18 +3,24 @@
 // A block owns FX_LINES = 8 lines of the transformed axis (neighbouring lines, so a
 // strided axis is read in 128-byte rows), holds them in shared memory as fixed-point
 // complex int64 numbers with one exponent per line, and runs every stage of the plan
-// on INT8 tensor cores (mma.sync m16n8k32, the 8 lines are the MMA's N):
-//   entry:  x = floor(v 2^(T - E) + 1/2) from the float64 bits (E = line exponent)
+// on INT8 tensor cores (mma.sync m16n8k16 for radix <= 8, m16n8k32 beyond; the 8 lines
+// are the MMA's N):
+//   entry:  x = floor(v 2^(T - E) + 1/2) from the float64 bits (E = line exponent), done
+//           as stage 1 reads its operands; or, for a carried input, x = floor(z 2^(e_j +
+//           T - E) + 1/2) from the previous pass's parts and line exponents
 //   stage:  y = W x on byte digits (sum over digit pairs per diagonal, INT32 exact),
 //           z = floor((y + 2^(h-1)) / 2^h), line max |z| for the next renormalization
-//   exit:   z 2^e rounded once to float64 by integer bit assembly.
+//   exit:   z 2^e rounded once to float64 by integer bit assembly, or the parts and the
+//           line exponents handed on (carried)
 // Only integer instructions touch the data: the SASS has no FP64 arithmetic.
 // The NumPy reference is ozfft/fourier/fixed.py with ozfft/ozaki/fixed_point.py.
 //
 // Macros (from ozfft/engines/cuda/fft.py): FX_N, FX_STAGES, FX_R1..FX_R3, FX_DX, FX_DW,
 // FX_T, FX_D (first diagonal), FX_WARPS, FX_MIN_BLOCKS (occupancy hint), FX_TWIDDLE (1: the
 // second pass of a four-step plan, which multiplies row k_a's element j by the exact
-// fixed-point root t[k_a j] at entry: ozfft/fourier/fixed.py, "multi-pass").
+// fixed-point root t[k_a j] at entry: ozfft/fourier/fixed.py, "multi-pass"), FX_CARRY_IN /
+// FX_CARRY_OUT (carried fixed point in / out: ozfft/ozaki/fixed_point.py, "Carried fixed
+// point"), FX_REAL_IN (float64 reals in, imaginary parts 0).
 
 #ifndef FX_R2
 #define FX_R2 1

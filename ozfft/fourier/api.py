@@ -825,11 +825,12 @@ _DOC = {
     "raises_real": """TypeError
         ``x`` is complex (use the complex transform).""",
     "accuracy": """Accuracy: every stage is an exact integer product; a line is truncated to
-    fixed point once (2^-62 of its largest component for fp64) and rounded once per
-    pass, so the relative L2 error against a long-double reference is about 5e-17 to
-    1e-16 for fp64 (numpy's pocketfft: 1.5e-16 to 3.5e-16) and 3e-8 for fp32. The
-    result is deterministic and bit-identical on the NumPy and CUDA engines
-    (docs/numerics.md).""",
+    fixed point once (2^-62 of its largest component for fp64), consecutive axes of
+    length <= 1024 hand their result on in fixed point and round to float64 once, at
+    the end (longer lengths round once per pass), so the relative L2 error against a
+    long-double reference is about 5e-17 to 1e-16 for fp64 (numpy's pocketfft: 1.5e-16
+    to 3.5e-16) and 3e-8 for fp32. The result is deterministic and bit-identical on
+    the NumPy and CUDA engines (docs/numerics.md).""",
 }
 
 
