@@ -57,6 +57,22 @@ def test_precision_and_1d_and_batched(precision, rng):
     np.testing.assert_array_equal(got, want)
 
 
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_stacked_products_bitwise(dtype, rng, monkeypatch):
+    """A stack of products runs as strided-batched GEMMs and one Phase-B launch per
+    65535 items: the same bits as the NumPy engine, and as the item-by-item loop."""
+    from ozfft.engines.cuda.engine import CudaEngine
+
+    a = phi_matrix(rng, (7, 33, 20), 1.0, dtype)
+    b = phi_matrix(rng, (7, 20, 18), 1.0, dtype)
+    for kw in ({}, {"mode": "accurate"}, {"moduli": 14}):
+        got, want = _both(a, b, **kw)
+        np.testing.assert_array_equal(got, want)
+    monkeypatch.setattr(CudaEngine, "_stacked_fits", lambda self, *args: False)
+    looped, _ = _both(a, b)
+    np.testing.assert_array_equal(looped, ozfft.matmul(a, b))
+
+
 def test_large_k_is_blocked_exactly(rng):
     """k > 2**16 splits Phase A into INT32-safe blocks, accumulated mod p."""
     a = phi_matrix(rng, (3, 70001), 0.5, np.complex128)

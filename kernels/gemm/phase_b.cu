@@ -18,12 +18,20 @@ typedef double2 oz_out_complex;
 #endif
 
 // grid: x over the block's columns, y over rows (grid-stride both).
+// Both reconstructions take a stack of products along grid z: item z reads its planes at
+// c + z c_batch, its row shifts at shift_a + z m, its column shifts at shift_b + z sb_batch
+// and writes out + z out_batch (one launch for a whole batch of small products).
 extern "C" __global__ void oz_reconstruct_real(const int* __restrict__ c, long long m,
                                                long long nb, long long ldc,
                                                const int* __restrict__ shift_a,
                                                const int* __restrict__ shift_b,
                                                oz_out_real* __restrict__ out,
-                                               long long ld_out) {
+                                               long long ld_out, long long c_batch,
+                                               long long sb_batch, long long out_batch) {
+    c += blockIdx.z * c_batch;
+    shift_a += blockIdx.z * m;
+    shift_b += blockIdx.z * sb_batch;
+    out += blockIdx.z * out_batch;
     const long long plane = m * ldc;
     for (long long i = blockIdx.y; i < m; i += gridDim.y) {
         const int sa = shift_a[i];
@@ -45,7 +53,12 @@ extern "C" __global__ void __launch_bounds__(256, 2) oz_reconstruct_complex(cons
                                                   const int* __restrict__ shift_a,
                                                   const int* __restrict__ shift_b,
                                                   oz_out_complex* __restrict__ out,
-                                                  long long ld_out) {
+                                                  long long ld_out, long long c_batch,
+                                                  long long sb_batch, long long out_batch) {
+    c += blockIdx.z * c_batch;
+    shift_a += blockIdx.z * m;
+    shift_b += blockIdx.z * sb_batch;
+    out += blockIdx.z * out_batch;
     const long long plane = m * ldc;
     for (long long i = blockIdx.y; i < m; i += gridDim.y) {
         const int sa = shift_a[i];

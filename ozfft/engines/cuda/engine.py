@@ -194,6 +194,53 @@ class CudaEngine(Engine):
             CUBLAS_GEMM_DEFAULT,
         )
 
+    def _gemm_s8_batched(
+        self,
+        m: int,
+        n: int,
+        k: int,
+        a_ptr: int,
+        lda: int,
+        stride_a: int,
+        b_ptr: int,
+        ldb: int,
+        stride_b: int,
+        c_ptr: int,
+        ldc: int,
+        stride_c: int,
+        count: int,
+    ) -> None:
+        """``count`` products of :meth:`_gemm_s8`, the operands ``stride_*`` elements apart:
+        one strided-batched cuBLAS call."""
+        cublas = self._cublas
+        handle = self._cp.cuda.device.get_cublas_handle()
+        cublas.setStream(handle, self._cp.cuda.get_current_stream().ptr)
+        cublas.gemmStridedBatchedEx(
+            handle,
+            cublas.CUBLAS_OP_T,
+            cublas.CUBLAS_OP_N,
+            m,
+            n,
+            k,
+            self._one.ctypes.data,
+            a_ptr,
+            CUDA_R_8I,
+            lda,
+            stride_a,
+            b_ptr,
+            CUDA_R_8I,
+            ldb,
+            stride_b,
+            self._zero.ctypes.data,
+            c_ptr,
+            CUDA_R_32I,
+            ldc,
+            stride_c,
+            count,
+            cublas.CUBLAS_COMPUTE_32I,
+            CUBLAS_GEMM_DEFAULT,
+        )
+
     # -- stage 1 -------------------------------------------------------------------
     def row_stats(self, x: Any, operand: str, *, need_sumsq: bool) -> RowStats:
         cp = self._cp
@@ -398,21 +445,24 @@ class CudaEngine(Engine):
             )
         logger.debug("cuda product %s: column block %d of %d", (batch, m, n, kp), ws.col_block, n)
         ldc = ws.ldc
-        cplanes = self._alloc("Phase-A planes", (count, products, m, ldc), cp.int32, ws.block_bytes)
         kblocked = kp > K_BLOCK
+        macros = phase_b_macros(moduli, out_float=out_dtype in (np.float32, np.complex64))
+        name = "oz_reconstruct_complex" if ra.is_complex else "oz_reconstruct_real"
+        reconstruct = get_function(_PHASE_B_CU, name, macros)
+        pairs = _PRODUCT_PLANES[products]
+        if self._stacked_fits(batch, count, products, m, n, ws, kblocked, out_dtype):
+            out = cp.empty((batch, m, n), out_dtype)
+            self._stacked_product(pa, pb, sa, sb, out, count, pairs, reconstruct, ra.is_complex, ws)
+            return out.reshape(*batch_shape, m, n)
+
+        cplanes = self._alloc("Phase-A planes", (count, products, m, ldc), cp.int32, ws.block_bytes)
         part = (
             self._alloc("Phase-A k-block planes", cplanes.shape, cp.int32, ws.block_bytes)
             if kblocked
             else None
         )
         out = cp.empty((batch, m, n), out_dtype)
-
-        macros = phase_b_macros(moduli, out_float=out_dtype in (np.float32, np.complex64))
-        name = "oz_reconstruct_complex" if ra.is_complex else "oz_reconstruct_real"
-        reconstruct = get_function(_PHASE_B_CU, name, macros)
         accumulate = get_function(_PHASE_B_CU, "oz_mod_accumulate", macros) if kblocked else None
-        pairs = _PRODUCT_PLANES[products]
-
         for b in range(batch):
             for j0 in range(0, n, ws.col_block):
                 nb = min(ws.col_block, n - j0)
@@ -447,5 +497,52 @@ class CudaEngine(Engine):
                     out_ptr = out.data.ptr + (b * m * n + j0) * out.itemsize
                     sb_ptr = sb.data.ptr + (b * n + j0) * sb.itemsize
                     args += [sa[b], np.uint64(sb_ptr), np.uint64(out_ptr), np.int64(n)]
+                    args += [np.int64(0), np.int64(0), np.int64(0)]
                     reconstruct(_grid_rows(nb, m), (_THREADS,), tuple(args))
         return out.reshape(*batch_shape, m, n)
+
+    def _stacked_fits(self, batch, count, products, m, n, ws, kblocked, out_dtype) -> bool:
+        """Whether a stack of products runs as one batch: whole products (one column
+        block, no k-blocking) whose INT32 planes for every item fit the workspace budget."""
+        if batch < 2 or kblocked or ws.col_block != n:
+            return False
+        budget = self._free_bytes() // 2 - batch * m * n * np.dtype(out_dtype).itemsize
+        limit = config.workspace_limit()
+        if limit is not None:
+            budget = min(budget, limit)
+        return batch * count * products * m * ws.ldc * 4 <= budget
+
+    def _stacked_product(self, pa, pb, sa, sb, out, count, pairs, reconstruct, is_complex, ws):
+        """Phase A of every item as ``count x products`` strided-batched INT8 GEMMs over
+        the stack, Phase B as one launch per 65535 items (grid z): no loop over items."""
+        cp = self._cp
+        batch, m, kp = pa.shape[2], pa.shape[3], pa.shape[4]
+        n = pb.shape[3]
+        ldc, products = ws.ldc, len(pairs)
+        per_item = count * products * m * ldc
+        planes = self._alloc(
+            "stacked Phase-A planes",
+            (batch, count, products, m, ldc),
+            cp.int32,
+            4 * batch * per_item,
+        )
+        with phase("phase_a", self._clock):
+            for i in range(count):
+                for t, (ia, ib) in enumerate(pairs):
+                    self._gemm_s8_batched(
+                        n, m, kp,
+                        pb[i, ib].data.ptr, kp, n * kp,
+                        pa[i, ia].data.ptr, kp, m * kp,
+                        planes[0, i, t].data.ptr, ldc, per_item,
+                        batch,
+                    )  # fmt: skip
+        with phase("phase_b", self._clock):
+            gx, gy = _grid_rows(n, m)
+            for b0 in range(0, batch, 65535):
+                items = min(65535, batch - b0)
+                args = [planes[b0], np.int64(m), np.int64(n), np.int64(ldc)]
+                if is_complex:
+                    args.append(np.int32(products))
+                args += [sa[b0], sb[b0], out[b0], np.int64(n)]
+                args += [np.int64(per_item), np.int64(n), np.int64(m * n)]
+                reconstruct((gx, gy, items), (_THREADS,), tuple(args))
