@@ -3,7 +3,8 @@
 // Real operands: one plane; complex: three planes (re, im, rmod(re + im)) for Karatsuba.
 #include "common/ozaki_common.cuh"
 
-// grid: x over k in steps of 4 per thread, y over rows (grid-stride both); kp % 4 == 0.
+// grid: one flat grid-stride loop over (row, 4 columns) pairs, so short rows (stacks of
+// small matrices) keep every thread busy; kp % 4 == 0.
 template <int parts>
 __device__ __forceinline__ void oz_residues_body(const double* __restrict__ x, long long rows,
                                                  long long k, long long kp,
@@ -11,11 +12,13 @@ __device__ __forceinline__ void oz_residues_body(const double* __restrict__ x, l
                                                  signed char* __restrict__ planes) {
     const long long plane = rows * kp;
     const int nplanes = parts == 1 ? 1 : 3;
-    for (long long row = blockIdx.y; row < rows; row += gridDim.y) {
+    const long long quads = kp / 4;
+    for (long long idx = blockIdx.x * (long long)blockDim.x + threadIdx.x; idx < rows * quads;
+         idx += (long long)gridDim.x * blockDim.x) {
+        const long long row = idx / quads, h0 = 4 * (idx % quads);
         const int s = shift[row];
         const double* xr = x + row * k * parts;
-        for (long long h0 = 4 * (blockIdx.x * (long long)blockDim.x + threadIdx.x); h0 < kp;
-             h0 += 4LL * gridDim.x * blockDim.x) {
+        {
             double re[4][3], im[parts == 2 ? 4 : 1][3];
 #pragma unroll
             for (int e = 0; e < 4; ++e) {

@@ -313,20 +313,25 @@ class CudaEngine(Engine):
         a3 = abar.reshape(-1, m, kp)
         b3 = btbar.reshape(-1, n, kp)
         block = max(16, ((2**31 - 1) // 4**bound_bits) // 16 * 16)  # 64*64*block < 2**31
-        if kp <= block:
-            out = cp.empty((a3.shape[0], m, n), cp.int32)
-            for b in range(a3.shape[0]):
-                self._gemm_s8(n, m, kp, b3[b].data.ptr, kp, a3[b].data.ptr, kp, out[b].data.ptr, n)
+        items = a3.shape[0]
+        a3 = cp.ascontiguousarray(a3)
+        b3 = cp.ascontiguousarray(b3)
+        if kp <= block:  # one strided-batched call over the stack
+            out = cp.empty((items, m, n), cp.int32)
+            self._gemm_s8_batched(
+                n, m, kp, b3.data.ptr, kp, n * kp, a3.data.ptr, kp, m * kp, out.data.ptr, n, m * n,
+                items,
+            )  # fmt: skip
             return out.reshape(*batch_shape, m, n)
-        out = cp.zeros((a3.shape[0], m, n), cp.int64)
-        tmp = cp.empty((m, n), cp.int32)
-        for b in range(a3.shape[0]):
-            for k0 in range(0, kp, block):
-                kk = min(block, kp - k0)
-                self._gemm_s8(
-                    n, m, kk, b3[b].data.ptr + k0, kp, a3[b].data.ptr + k0, kp, tmp.data.ptr, n
-                )
-                out[b] += tmp
+        out = cp.zeros((items, m, n), cp.int64)
+        tmp = cp.empty((items, m, n), cp.int32)
+        for k0 in range(0, kp, block):
+            kk = min(block, kp - k0)
+            self._gemm_s8_batched(
+                n, m, kk, b3.data.ptr + k0, kp, n * kp, a3.data.ptr + k0, kp, m * kp,
+                tmp.data.ptr, n, m * n, items,
+            )  # fmt: skip
+            out += tmp
         return out.reshape(*batch_shape, m, n)
 
     # -- stage 2 -------------------------------------------------------------------
@@ -342,7 +347,7 @@ class CudaEngine(Engine):
             kernel = get_function(_RESIDUES_CU, name, moduli_macros(moduli, with_limbs=False))
             shifts = cp.ascontiguousarray(shift.reshape(-1).astype(cp.int32))
             kernel(
-                _grid_rows(kp // 4, rows),
+                _grid(rows * (kp // 4)),
                 (_THREADS,),
                 (flat, np.int64(rows), np.int64(k), np.int64(kp), shifts, planes),
             )
