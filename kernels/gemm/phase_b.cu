@@ -21,6 +21,15 @@ typedef double2 oz_out_complex;
 // Both reconstructions take a stack of products along grid z: item z reads its planes at
 // c + z c_batch, its row shifts at shift_a + z m, its column shifts at shift_b + z sb_batch
 // and writes out + z out_batch (one launch for a whole batch of small products).
+template <typename C, typename S, typename O>
+__device__ __forceinline__ void oz_batch_item(C& c, S& shift_a, S& shift_b, O& out, long long m,
+                                              long long c_batch, long long sb_batch,
+                                              long long out_batch) {
+    c += blockIdx.z * c_batch;
+    shift_a += blockIdx.z * m;
+    shift_b += blockIdx.z * sb_batch;
+    out += blockIdx.z * out_batch;
+}
 extern "C" __global__ void oz_reconstruct_real(const int* __restrict__ c, long long m,
                                                long long nb, long long ldc,
                                                const int* __restrict__ shift_a,
@@ -28,10 +37,7 @@ extern "C" __global__ void oz_reconstruct_real(const int* __restrict__ c, long l
                                                oz_out_real* __restrict__ out,
                                                long long ld_out, long long c_batch,
                                                long long sb_batch, long long out_batch) {
-    c += blockIdx.z * c_batch;
-    shift_a += blockIdx.z * m;
-    shift_b += blockIdx.z * sb_batch;
-    out += blockIdx.z * out_batch;
+    oz_batch_item(c, shift_a, shift_b, out, m, c_batch, sb_batch, out_batch);
     const long long plane = m * ldc;
     for (long long i = blockIdx.y; i < m; i += gridDim.y) {
         const int sa = shift_a[i];
@@ -55,10 +61,7 @@ extern "C" __global__ void __launch_bounds__(256, 2) oz_reconstruct_complex(cons
                                                   oz_out_complex* __restrict__ out,
                                                   long long ld_out, long long c_batch,
                                                   long long sb_batch, long long out_batch) {
-    c += blockIdx.z * c_batch;
-    shift_a += blockIdx.z * m;
-    shift_b += blockIdx.z * sb_batch;
-    out += blockIdx.z * out_batch;
+    oz_batch_item(c, shift_a, shift_b, out, m, c_batch, sb_batch, out_batch);
     const long long plane = m * ldc;
     for (long long i = blockIdx.y; i < m; i += gridDim.y) {
         const int sa = shift_a[i];

@@ -167,79 +167,27 @@ class CudaEngine(Engine):
         ldb: int,
         c_ptr: int,
         ldc: int,
+        *,
+        strides: tuple[int, int, int] | None = None,
+        count: int = 1,
     ) -> None:
-        """Column-major ``C (m x n) = A^T B`` with A (k x m), B (k x n) INT8, C INT32."""
+        """Column-major ``C (m x n) = A^T B`` with A (k x m), B (k x n) INT8, C INT32; with
+        ``strides`` (of A, B, C in elements), ``count`` such products in one
+        strided-batched cuBLAS call."""
         cublas = self._cublas
         handle = self._cp.cuda.device.get_cublas_handle()
         cublas.setStream(handle, self._cp.cuda.get_current_stream().ptr)
-        cublas.gemmEx(
-            handle,
-            cublas.CUBLAS_OP_T,
-            cublas.CUBLAS_OP_N,
-            m,
-            n,
-            k,
-            self._one.ctypes.data,
-            a_ptr,
-            CUDA_R_8I,
-            lda,
-            b_ptr,
-            CUDA_R_8I,
-            ldb,
-            self._zero.ctypes.data,
-            c_ptr,
-            CUDA_R_32I,
-            ldc,
-            cublas.CUBLAS_COMPUTE_32I,
-            CUBLAS_GEMM_DEFAULT,
-        )
-
-    def _gemm_s8_batched(
-        self,
-        m: int,
-        n: int,
-        k: int,
-        a_ptr: int,
-        lda: int,
-        stride_a: int,
-        b_ptr: int,
-        ldb: int,
-        stride_b: int,
-        c_ptr: int,
-        ldc: int,
-        stride_c: int,
-        count: int,
-    ) -> None:
-        """``count`` products of :meth:`_gemm_s8`, the operands ``stride_*`` elements apart:
-        one strided-batched cuBLAS call."""
-        cublas = self._cublas
-        handle = self._cp.cuda.device.get_cublas_handle()
-        cublas.setStream(handle, self._cp.cuda.get_current_stream().ptr)
-        cublas.gemmStridedBatchedEx(
-            handle,
-            cublas.CUBLAS_OP_T,
-            cublas.CUBLAS_OP_N,
-            m,
-            n,
-            k,
-            self._one.ctypes.data,
-            a_ptr,
-            CUDA_R_8I,
-            lda,
-            stride_a,
-            b_ptr,
-            CUDA_R_8I,
-            ldb,
-            stride_b,
-            self._zero.ctypes.data,
-            c_ptr,
-            CUDA_R_32I,
-            ldc,
-            stride_c,
-            count,
-            cublas.CUBLAS_COMPUTE_32I,
-            CUBLAS_GEMM_DEFAULT,
-        )
+        sa, sb, sc = strides if strides is not None else (None, None, None)
+        operands = [(a_ptr, lda, sa), (b_ptr, ldb, sb)]
+        args = [handle, cublas.CUBLAS_OP_T, cublas.CUBLAS_OP_N, m, n, k, self._one.ctypes.data]
+        for ptr, ld, stride in operands:
+            args += [ptr, CUDA_R_8I, ld] + ([stride] if strides is not None else [])
+        args += [self._zero.ctypes.data, c_ptr, CUDA_R_32I, ldc]
+        if strides is None:
+            cublas.gemmEx(*args, cublas.CUBLAS_COMPUTE_32I, CUBLAS_GEMM_DEFAULT)
+        else:
+            args += [sc, count]
+            cublas.gemmStridedBatchedEx(*args, cublas.CUBLAS_COMPUTE_32I, CUBLAS_GEMM_DEFAULT)
 
     # -- stage 1 -------------------------------------------------------------------
     def row_stats(self, x: Any, operand: str, *, need_sumsq: bool) -> RowStats:
@@ -318,18 +266,18 @@ class CudaEngine(Engine):
         b3 = cp.ascontiguousarray(b3)
         if kp <= block:  # one strided-batched call over the stack
             out = cp.empty((items, m, n), cp.int32)
-            self._gemm_s8_batched(
-                n, m, kp, b3.data.ptr, kp, n * kp, a3.data.ptr, kp, m * kp, out.data.ptr, n, m * n,
-                items,
+            self._gemm_s8(
+                n, m, kp, b3.data.ptr, kp, a3.data.ptr, kp, out.data.ptr, n,
+                strides=(n * kp, m * kp, m * n), count=items,
             )  # fmt: skip
             return out.reshape(*batch_shape, m, n)
         out = cp.zeros((items, m, n), cp.int64)
         tmp = cp.empty((items, m, n), cp.int32)
         for k0 in range(0, kp, block):
             kk = min(block, kp - k0)
-            self._gemm_s8_batched(
-                n, m, kk, b3.data.ptr + k0, kp, n * kp, a3.data.ptr + k0, kp, m * kp,
-                tmp.data.ptr, n, m * n, items,
+            self._gemm_s8(
+                n, m, kk, b3.data.ptr + k0, kp, a3.data.ptr + k0, kp, tmp.data.ptr, n,
+                strides=(n * kp, m * kp, m * n), count=items,
             )  # fmt: skip
             out += tmp
         return out.reshape(*batch_shape, m, n)
@@ -534,12 +482,10 @@ class CudaEngine(Engine):
         with phase("phase_a", self._clock):
             for i in range(count):
                 for t, (ia, ib) in enumerate(pairs):
-                    self._gemm_s8_batched(
-                        n, m, kp,
-                        pb[i, ib].data.ptr, kp, n * kp,
-                        pa[i, ia].data.ptr, kp, m * kp,
-                        planes[0, i, t].data.ptr, ldc, per_item,
-                        batch,
+                    self._gemm_s8(
+                        n, m, kp, pb[i, ib].data.ptr, kp, pa[i, ia].data.ptr, kp,
+                        planes[0, i, t].data.ptr, ldc,
+                        strides=(n * kp, m * kp, per_item), count=batch,
                     )  # fmt: skip
         with phase("phase_b", self._clock):
             gx, gy = _grid_rows(n, m)
