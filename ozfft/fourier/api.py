@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
-import math
 import operator
 import os
 import sys
@@ -36,6 +35,7 @@ from ..errors import NonFiniteInputError, UnsupportedDTypeError
 from ..options import FFTOptions
 from ..ozaki.bounds import DEFAULT_FFT_MODULI
 from .cache import get_executor, get_plan
+from .runs import axis_runs, carry_axis, normalize, run_passes
 
 __all__ = [
     "DEFAULT_FFT_MODULI",
@@ -321,55 +321,29 @@ def _c2c_axis(
     # y is ours (new, or x given up): conjugate and normalize in place (same IEEE ops)
     if inverse:
         xp.conj(y, out=y)
-    _normalize(y, n, norm, inverse)
+    normalize(y, n, norm, inverse)
     return y
-
-
-def _carries(plan: Any) -> bool:
-    """Whether passes of ``plan`` can hand fixed point on (one-pass fixed-point plans)."""
-    return plan.scheme == "fixed" and plan.four_step is None and plan.bluestein is None
 
 
 def _c2c_axes(
     engine, y, lengths, axes, norm: str, inverse: bool, options: FFTOptions, owned: bool, carry=None
 ):
     """Complex transforms of complex128 ``y`` along ``axes`` (the last first, as
-    numpy). Consecutive axes of one-pass fixed-point plans, neither resized nor repeated,
-    carry fixed point from pass to pass and round to float64 once, at the end of the run
+    numpy), run by run (:func:`~ozfft.fourier.runs.axis_runs`): a run of one-pass axes
+    carries fixed point from pass to pass and rounds to float64 once, at its end
     (:mod:`ozfft.ozaki.fixed_point`, "Carried fixed point"); the normalization follows.
-    ``carry`` (``y`` None): the carried result of a previous pass, which the first axis
-    continues (its caller checked :func:`_carry_axis`)."""
-    order = list(reversed(range(len(axes))))
+    ``carry`` (``y`` None): the carried result of a previous pass, which the first run
+    continues (its caller checked :func:`~ozfft.fourier.runs.carry_axis`)."""
     shape = tuple(y.shape) if carry is None else carry.shape
-    i = 0
-    while i < len(order):
-        run = [order[i]]
-        while (
-            i + len(run) < len(order)
-            and _carry_axis(shape, lengths[order[i + len(run)]], axes[order[i + len(run)]], options)
-            and axes[order[i + len(run)]] != axes[run[-1]]
-        ):
-            run.append(order[i + len(run)])
-        if carry is not None:
-            y = _carried_run(
-                engine, None, [axes[ii] for ii in run], norm, inverse, options, True, carry
-            )
+    for run in axis_runs(shape, lengths, axes, options):
+        run_axes = [axes[ii] for ii in run]
+        if carry is not None or len(run) > 1:
+            y = _carried_run(engine, y, run_axes, norm, inverse, options, owned, carry)
             carry = None
-        elif len(run) < 2 or not _carry_axis(shape, lengths[run[0]], axes[run[0]], options):
-            run = run[:1]
-            y = _c2c_axis(engine, y, lengths[run[0]], axes[run[0]], norm, inverse, options, owned)
         else:
-            y = _carried_run(engine, y, [axes[ii] for ii in run], norm, inverse, options, owned)
-        shape = tuple(y.shape)
+            y = _c2c_axis(engine, y, lengths[run[0]], run_axes[0], norm, inverse, options, owned)
         owned = True  # every later pass works on our own intermediate
-        i += len(run)
     return y
-
-
-def _carry_axis(shape, n, axis: int, options: FFTOptions) -> bool:
-    """Whether a pass of length ``n`` along ``axis`` of ``shape`` can carry fixed point."""
-    n = operator.index(n)
-    return n > 1 and shape[axis] == n and math.prod(shape) > 0 and _carries(get_plan(n, options))
 
 
 def _carried_run(
@@ -394,38 +368,12 @@ def _carried_run(
         else:
             y = xp.conj(y)
             owned = True
-    for k, axis in enumerate(axes):
-        n = y.shape[axis] if carry is None else carry.shape[axis]
-        result = get_executor(engine, get_plan(n, options)).forward_carried(
-            y if carry is None else None, axis, overwrite=owned, carry=carry, keep=k < len(axes) - 1
-        )
-        if k < len(axes) - 1:
-            carry, y = result, None
-        else:
-            y = result
-        owned = True
+    y = run_passes(engine, y, axes, options, owned, carry)
     if inverse:
         xp.conj(y, out=y)
     for axis in axes:
-        _normalize(y, y.shape[axis], norm, inverse)
+        normalize(y, y.shape[axis], norm, inverse)
     return y
-
-
-def _normalize(y, n: int, norm: str, inverse: bool) -> None:
-    """The normalization of one axis of length ``n``, in place: "ortho" divides both
-    directions by sqrt(n); otherwise the 1/n sits on the inverse ("backward") or on the
-    forward transform ("forward")."""
-    if norm == "ortho":
-        _divide(y, math.sqrt(n))
-    elif (norm == "forward") != inverse and n > 1:
-        _divide(y, float(n))
-
-
-def _divide(y, d: float) -> None:
-    """``y /= d`` in place, real and imaginary parts each correctly rounded: the same
-    bits on numpy and cupy (their complex-by-real division algorithms differ)."""
-    y.real /= d
-    y.imag /= d
 
 
 # --- s and axes -------------------------------------------------------------------
@@ -626,20 +574,20 @@ def _r2c(x, s, axes, norm, workers, plan, precision, moduli, out, one_d_n=None, 
     _check_out(out, engine, shape, out_dtype)
     xp = engine.xp
     last, n = axes[-1], s[-1]
-    if _carry_axis(x.shape, n, last, options):
+    if carry_axis(x.shape, n, last, options):
         # the real-input pass reads the reals and writes the n // 2 + 1 outputs kept; fixed
         # point carries on into the next axis where that one carries too
         half_shape = list(x.shape)
         half_shape[last] = n // 2 + 1
         keep = (
-            len(axes) > 1 and axes[-2] != last and _carry_axis(half_shape, s[-2], axes[-2], options)
+            len(axes) > 1 and axes[-2] != last and carry_axis(half_shape, s[-2], axes[-2], options)
         )
         first = get_executor(engine, get_plan(n, options)).forward_real(x, last, keep=keep)
         if keep:
             y = _c2c_axes(engine, None, s[:-1], axes[:-1], norm, False, options, True, first)
         else:
             y = _c2c_axes(engine, first, s[:-1], axes[:-1], norm, False, options, True)
-        _normalize(y, n, norm, False)
+        normalize(y, n, norm, False)
     else:
         y = _c2c_axis(engine, x.astype(np.complex128), n, last, norm, False, options, True)
         index = [slice(None)] * y.ndim

@@ -1,0 +1,94 @@
+"""Runs of axis passes: which axes of an n-D transform hand fixed point on, and the passes.
+
+An n-D complex transform runs its axes last first (as numpy). Consecutive axes whose
+plans are one-pass fixed-point plans, neither resized nor repeated, form a *run*: the
+passes hand their result on in fixed point (:class:`~ozfft.ozaki.fixed_point.Carried`)
+and only the run's last pass rounds to float64; every other axis is a run of its own.
+The single-process API (:mod:`ozfft.fourier.api`) and the distributed transforms
+(:mod:`ozfft.distributed`) take their runs from :func:`axis_runs`, so both compute the
+same integers in the same order and agree bit for bit.
+"""
+
+from __future__ import annotations
+
+import math
+import operator
+from typing import Any
+
+from ..options import FFTOptions
+from .cache import get_executor, get_plan
+
+__all__ = ["axis_runs", "carries", "carry_axis", "divide", "normalize", "run_passes"]
+
+
+def carries(plan: Any) -> bool:
+    """Whether passes of ``plan`` can hand fixed point on (one-pass fixed-point plans)."""
+    return plan.scheme == "fixed" and plan.four_step is None and plan.bluestein is None
+
+
+def carry_axis(shape, n, axis: int, options: FFTOptions) -> bool:
+    """Whether a pass of length ``n`` along ``axis`` of ``shape`` can carry fixed point."""
+    n = operator.index(n)
+    return n > 1 and shape[axis] == n and math.prod(shape) > 0 and carries(get_plan(n, options))
+
+
+def axis_runs(shape, lengths, axes, options: FFTOptions) -> list[list[int]]:
+    """The runs of a transform of ``shape`` along ``axes`` (lengths ``lengths``): lists of
+    indices into ``axes`` in processing order (the last axis first). A run of two or more
+    carries fixed point; a run of one is a plain pass (which may resize its axis)."""
+    shape = list(shape)
+    order = list(reversed(range(len(axes))))
+    runs: list[list[int]] = []
+    i = 0
+    while i < len(order):
+        run = [order[i]]
+        while (
+            i + len(run) < len(order)
+            and carry_axis(shape, lengths[order[i + len(run)]], axes[order[i + len(run)]], options)
+            and axes[order[i + len(run)]] != axes[run[-1]]
+        ):
+            run.append(order[i + len(run)])
+        if len(run) < 2 or not carry_axis(shape, lengths[run[0]], axes[run[0]], options):
+            run = run[:1]
+            shape[axes[run[0]]] = operator.index(lengths[run[0]])
+        runs.append(run)
+        i += len(run)
+    return runs
+
+
+def run_passes(
+    engine, y, axes: list[int], options: FFTOptions, owned: bool, carry=None, keep: bool = False
+):
+    """The passes of (part of) a run along ``axes``, in this order, lengths unchanged:
+    from complex ``y`` or from the ``carry`` of a previous pass; returns complex128, or
+    with ``keep`` the :class:`~ozfft.ozaki.fixed_point.Carried` result of the last pass.
+    No conjugation, no normalization (the caller's, at the run's ends)."""
+    for k, axis in enumerate(axes):
+        n = y.shape[axis] if carry is None else carry.shape[axis]
+        more = keep or k < len(axes) - 1
+        result = get_executor(engine, get_plan(n, options)).forward_carried(
+            y if carry is None else None, axis, overwrite=owned, carry=carry, keep=more
+        )
+        if more:
+            carry, y = result, None
+        else:
+            y = result
+        owned = True
+    return carry if keep else y
+
+
+def normalize(y, n: int, norm: str, inverse: bool) -> None:
+    """The normalization of one axis of length ``n``, in place: "ortho" divides both
+    directions by sqrt(n); otherwise the 1/n sits on the inverse ("backward") or on the
+    forward transform ("forward")."""
+    if norm == "ortho":
+        divide(y, math.sqrt(n))
+    elif (norm == "forward") != inverse and n > 1:
+        divide(y, float(n))
+
+
+def divide(y, d: float) -> None:
+    """``y /= d`` in place, real and imaginary parts each correctly rounded: the same
+    bits on numpy and cupy (their complex-by-real division algorithms differ)."""
+    y.real /= d
+    y.imag /= d
