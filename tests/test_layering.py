@@ -92,7 +92,7 @@ LAYERS: dict[str, dict[str, tuple[str, ...]]] = {
             "engine-base", "engine-select", "scheme", "fourier", "api", "reference",
         ),
     },
-    "distributed": {  # planned: on top of everything, imported by nothing
+    "distributed": {  # distributed FFTs: on top of everything, imported by nothing
         "modules": ("ozfft.distributed.*",),
         "may_import": (
             "leaves", "ozaki", "profiling", "options",

@@ -1,0 +1,90 @@
+"""Run under ``mpiexec -n N``: ozfft.distributed against single-process ozfft on every
+rank, bit for bit, and its errors (tests/test_distributed.py launches it)."""
+
+from __future__ import annotations
+
+import sys
+import traceback
+
+import numpy as np
+from mpi4py import MPI
+
+import ozfft
+from ozfft.distributed import Plan
+from ozfft.errors import NonFiniteInputError
+
+comm = MPI.COMM_WORLD
+rank, size = comm.Get_rank(), comm.Get_size()
+
+# (global shape, axes): even and uneven splits, other axis orders, a 4-d array, a length
+# above one pass (four-step) and a Bluestein length (runs of a single pass)
+CASES = [
+    ((12, 10, 8), None),
+    ((9, 7, 5), None),
+    ((8, 6, 10), (2, 0, 1)),
+    ((6, 8, 4, 5), (1, 3)),
+    ((16, 12), None),
+    ((4, 1100), None),
+    ((8, 67), (1, 0)),
+]
+
+
+def check_transforms() -> None:
+    for shape, axes in CASES:
+        rng = np.random.default_rng(abs(hash(shape)) % 2**32)  # the same on every rank
+        x = rng.standard_normal(shape) + 1j * rng.standard_normal(shape)
+        x[0] *= 2.0**-300  # lines of very different scales
+        for norm in (None, "ortho", "forward"):
+            plan = Plan(shape, comm, axes=axes, norm=norm)
+            y = plan.forward(np.ascontiguousarray(x[plan.input_slices]))
+            full = ozfft.fftn(x, axes=axes, norm=norm)
+            np.testing.assert_array_equal(y, full[plan.output_slices], err_msg=f"{shape} {axes}")
+            back = plan.backward(np.ascontiguousarray(full[plan.output_slices]))
+            want = ozfft.ifftn(full, axes=axes, norm=norm)[plan.input_slices]
+            np.testing.assert_array_equal(back, want, err_msg=f"backward {shape} {axes}")
+        real = x.real.copy()
+        plan = Plan(shape, comm, axes=axes)
+        y = plan.forward(np.ascontiguousarray(real[plan.input_slices]))
+        np.testing.assert_array_equal(y, ozfft.fftn(real, axes=axes)[plan.output_slices])
+        single = plan.forward(np.ascontiguousarray(x[plan.input_slices]).astype(np.complex64))
+        assert single.dtype == np.complex64
+
+
+def expect(error, words: str, call) -> None:
+    try:
+        call()
+    except error as exc:
+        assert words in str(exc), f"{words!r} not in {exc}"
+        return
+    raise AssertionError(f"no {error.__name__} raised ({words})")
+
+
+def check_errors() -> None:
+    expect(ValueError, "different arguments", lambda: Plan((8, 8, 8 + rank), comm))
+    if size > 1:
+        expect(ValueError, "cannot split axis", lambda: Plan((size - 1, 8), comm))
+    plan = Plan((8, 6, 4), comm)
+    good = np.zeros(plan.local_input_shape, complex)
+    bad = np.zeros((1, 2, 3), complex) if rank == 0 else good
+    expect(ValueError, "rank 0: local array of shape", lambda: plan.forward(bad))
+    ints = np.zeros(plan.local_input_shape, np.int64) if rank == size - 1 else good
+    expect(ValueError, f"rank {size - 1}: local array of dtype int64", lambda: plan.forward(ints))
+    nan = good.copy()
+    if rank == size - 1:
+        nan.flat[0] = np.nan
+    expect(NonFiniteInputError, "non-finite", lambda: plan.forward(nan))
+    expect(
+        ValueError, "decomposition must be 'slab'", lambda: Plan((8, 8), comm, decomposition="x")
+    )
+
+
+try:
+    check_transforms()
+    check_errors()
+except Exception:
+    traceback.print_exc()
+    sys.stdout.flush()
+    comm.Abort(1)
+comm.Barrier()
+if rank == 0:
+    print(f"ok: {size} ranks")
