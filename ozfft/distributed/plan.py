@@ -1,16 +1,19 @@
-"""Slab-decomposed n-D FFTs over MPI ranks, bit for bit the single-process transform.
+"""Slab- and pencil-decomposed n-D FFTs over MPI ranks, bit for bit the single-process
+transform.
 
-A :class:`Plan` for a global shape splits the first transformed axis ``axes[0]`` over the
-ranks of a communicator (``input_slices``); ``forward`` runs the axes as
-:func:`ozfft.fftn` does — last first, in the same runs of fixed-point passes
-(:func:`ozfft.fourier.runs.axis_runs`) — transforming each axis where it is whole on
-every rank and redistributing (one ``Alltoallv``) before a pass whose axis is split. The
-forward result is split along ``axes[1]`` (``output_slices``: the layout a transpose-free
-slab FFT ends in, as in mpi4py-fft and cuFFTMp); ``backward`` takes that layout and
-returns the input's. A redistribution inside a run of fixed-point passes moves the
-int64 parts and gathers the line exponents, so every element goes through the same
-integers as in the single-process transform of the gathered array: the results are
-bitwise equal for any rank count (docs/distributed.md).
+A :class:`Plan` for a global shape lays the ranks out on a grid of one dimension (slab)
+or two (pencil: ``MPI.Compute_dims``); grid dimension ``d`` splits one axis of the array.
+The input splits ``axes[0]`` (slab) or ``axes[0]`` and ``axes[1]`` (pencil).
+``forward`` runs the axes as :func:`ozfft.fftn` does — last first, in the same runs of
+fixed-point passes (:func:`ozfft.fourier.runs.axis_runs`) — transforming each axis where
+it is whole; before a pass whose axis is split, the ranks of that grid dimension
+redistribute (one ``Alltoallv``) so that it splits another axis (one transformed
+already, else one not transformed). The forward result keeps the layout the passes end
+in (``output_slices``: the transposed layout of mpi4py-fft and cuFFTMp); ``backward``
+takes it and returns the input's. A redistribution inside a run of fixed-point passes
+moves the int64 parts and gathers the line exponents, so every element goes through the
+same integers as in the single-process transform of the gathered array: the results are
+bitwise equal for any rank count and grid (docs/distributed.md).
 """
 
 from __future__ import annotations
@@ -27,7 +30,7 @@ from ..fourier.runs import axis_runs, normalize, run_passes
 from ..options import FFTOptions
 from ..ozaki.fixed_point import Carried
 from .exchange import agree, allgather_along, redistribute
-from .layout import block_range, box, local_shape
+from .layout import block_range
 
 __all__ = ["Plan", "fftn", "ifftn"]
 
@@ -46,11 +49,13 @@ def _default_comm() -> Any:
 
 class Plan:
     """A distributed n-D complex FFT of ``global_shape`` over the ranks of ``comm``
-    (default ``MPI.COMM_WORLD``), slab-decomposed.
+    (default ``MPI.COMM_WORLD``).
 
-    ``axes`` (default all, at least two, distinct): the transformed axes; ``axes[0]`` is
-    split in the input, ``axes[1]`` in the output. ``norm``, ``precision`` and ``moduli``
-    as in :func:`ozfft.fftn`. Every rank must build the plan with the same arguments (a
+    ``decomposition``: ``"slab"`` (the input split along ``axes[0]``) or ``"pencil"``
+    (along ``axes[0]`` and ``axes[1]`` over a 2-D grid of ranks, ``grid`` or
+    ``MPI.Compute_dims(size, 2)``; at least 3 axes). ``axes`` (default all, at least
+    two, distinct): the transformed axes. ``norm``, ``precision`` and ``moduli`` as in
+    :func:`ozfft.fftn`. Every rank must build the plan with the same arguments (a
     mismatch raises ``ValueError`` on every rank). Local arrays are numpy arrays of the
     rank's box: ``local_input_shape`` (``input_slices`` of the global array) for
     :meth:`forward`, ``local_output_shape`` (``output_slices``) for :meth:`backward`.
@@ -62,6 +67,7 @@ class Plan:
         comm: Any = None,
         *,
         decomposition: str = "slab",
+        grid=None,
         axes=None,
         norm: str | None = None,
         precision: str = "fp64",
@@ -69,13 +75,14 @@ class Plan:
     ) -> None:
         self.comm = _default_comm() if comm is None else comm
         size, rank = self.comm.Get_size(), self.comm.Get_rank()
-        spec = (tuple(global_shape), decomposition, axes, norm, precision, moduli)
+        spec = (tuple(global_shape), decomposition, grid, axes, norm, precision, moduli)
         problem = None
         try:
-            shape, axes, norm, options = _validate(global_shape, decomposition, axes, norm,
-                                                   precision, moduli)  # fmt: skip
+            shape, axes, norm, options, dims = _validate(
+                global_shape, decomposition, grid, axes, norm, precision, moduli, size
+            )
         except (TypeError, ValueError) as exc:
-            problem, shape, axes, norm, options = str(exc), (), (), "backward", None
+            problem, shape, axes, norm, options, dims = str(exc), (), (), "backward", None, ()
         agree(self.comm, problem)
         specs = self.comm.allgather(repr(spec))
         if len(set(specs)) > 1:
@@ -83,37 +90,59 @@ class Plan:
                 "the ranks built the plan with different arguments: "
                 + "; ".join(f"rank {r}: {s}" for r, s in enumerate(specs))
             )
-        for a in axes[:2]:
-            if size > shape[a]:
-                raise ValueError(
-                    f"{size} ranks cannot split axis {a} of length {shape[a]}: a slab "
-                    f"decomposition needs at most {min(shape[b] for b in axes[:2])} ranks"
-                )
         self.global_shape: tuple[int, ...] = shape
         self.axes: tuple[int, ...] = axes
         self.norm = norm
-        self.decomposition = "slab"
+        self.decomposition = decomposition
+        self.grid: tuple[int, ...] = dims
         self._options = options
-        self._size, self._rank = size, rank
         self._runs = axis_runs(shape, [shape[a] for a in axes], axes, options)
+        order = [axes[i] for run in self._runs for i in run]
+        self._input_split = tuple(axes[: len(dims)])
+        self._forward = _schedule(order, self._input_split, None, shape, axes, dims)
+        self._output_split = self._forward[-1]
+        self._backward = _schedule(order, self._output_split, self._input_split, shape, axes, dims)
+        # the grid: rank = row-major index of its coordinates; one communicator per
+        # grid dimension of the ranks that differ only in that coordinate
+        self._coords = tuple(int(c) for c in np.unravel_index(rank, dims))
+        self._sub = []
+        for d in range(len(dims)):
+            others = [c for e, c in enumerate(self._coords) if e != d]
+            color = (
+                int(np.ravel_multi_index(others, [n for e, n in enumerate(dims) if e != d]))
+                if others
+                else 0
+            )
+            self._sub.append(self.comm.Split(color, self._coords[d]))
         #: this rank's box of the global input / output array
-        self.input_slices = box(shape, axes[0], size, rank)
-        self.output_slices = box(shape, axes[1], size, rank)
-        self.local_input_shape = local_shape(shape, axes[0], size, rank)
-        self.local_output_shape = local_shape(shape, axes[1], size, rank)
+        self.input_slices = self._box(self._input_split)
+        self.output_slices = self._box(self._output_split)
+        self.local_input_shape = self._local_shape(self._input_split)
+        self.local_output_shape = self._local_shape(self._output_split)
+
+    def _box(self, split) -> tuple[slice, ...]:
+        index = [slice(0, n) for n in self.global_shape]
+        for d, axis in enumerate(split):
+            index[axis] = slice(
+                *block_range(self.global_shape[axis], self.grid[d], self._coords[d])
+            )
+        return tuple(index)
+
+    def _local_shape(self, split) -> tuple[int, ...]:
+        return tuple(s.stop - s.start for s in self._box(split))
 
     def forward(self, x_local) -> np.ndarray:
         """The forward transform: this rank's ``input_slices`` block in, its
         ``output_slices`` block of ``ozfft.fftn(global)`` out (same bits)."""
-        return self._execute(x_local, False, self.axes[0], self.axes[1], self.local_input_shape)
+        return self._execute(x_local, False, self._forward, self.local_input_shape)
 
     def backward(self, y_local) -> np.ndarray:
         """The inverse transform: this rank's ``output_slices`` block in, its
         ``input_slices`` block of ``ozfft.ifftn(global)`` out (same bits)."""
-        return self._execute(y_local, True, self.axes[1], self.axes[0], self.local_output_shape)
+        return self._execute(y_local, True, self._backward, self.local_output_shape)
 
     # -- the passes ------------------------------------------------------------------
-    def _execute(self, x, inverse: bool, split: int, end_split: int, expected) -> np.ndarray:
+    def _execute(self, x, inverse: bool, schedule, expected) -> np.ndarray:
         problem = _check_local(x, expected)
         agree(self.comm, problem)
         bad = 0 if np.isfinite(x).all() else int((~np.isfinite(x)).sum())
@@ -123,19 +152,20 @@ class Plan:
         out_dtype = np.result_type(x.dtype, np.complex64)
         engine, shape, options = numpy_engine(), self.global_shape, self._options
         y = np.array(x, dtype=np.complex128, order="C")  # ours: every pass may overwrite it
+        split = list(schedule[0])
+        moves = iter(schedule[1:-1])
         for run in self._runs:
             run_axes = [self.axes[i] for i in run]
             if inverse:
                 np.conj(y, out=y)
             carry = None
             for k, axis in enumerate(run_axes):
-                if axis == split:  # the pass needs its axis whole on every rank
-                    to = self.axes[0] if axis != self.axes[0] else self.axes[1]
+                for d, old, new in next(moves):  # the redistributions before this pass
                     if carry is None:
-                        y = redistribute(self.comm, y, shape, split, to)
+                        y = redistribute(self._sub[d], y, self._sub_shape(split, old), old, new)
                     else:
-                        carry = self._move_carry(carry, split, to)
-                    split = to
+                        carry = self._move_carry(carry, split, d, old, new)
+                    split[d] = new
                 if len(run_axes) == 1:
                     if shape[axis] > 1 and y.size:
                         y = get_executor(engine, get_plan(shape[axis], options)).forward(
@@ -149,30 +179,89 @@ class Plan:
                 np.conj(y, out=y)
             for axis in run_axes:
                 normalize(y, shape[axis], self.norm, inverse)
-        if split != end_split:
-            y = redistribute(self.comm, y, shape, split, end_split)
+        for d, old, new in next(moves):  # to the layout the transform ends in
+            y = redistribute(self._sub[d], y, self._sub_shape(split, old), old, new)
+            split[d] = new
         return y.astype(out_dtype, copy=False)
 
-    def _move_carry(self, carry: Carried, split_from: int, split_to: int) -> Carried:
-        """A carried block redistributed: the int64 parts move like values; every rank
-        gathers the line exponents of the pass that made them and keeps its box's."""
-        shape, axis = self.global_shape, carry.axis
-        parts = redistribute(self.comm, carry.parts, shape, split_from, split_to)
-        pos_from = split_from - (split_from > axis)
-        exps = allgather_along(self.comm, carry.exponents, pos_from, shape[split_from])
-        if split_to != axis:
+    def _sub_shape(self, split, old: int) -> tuple[int, ...]:
+        """The shape the ranks of one grid dimension share: the global shape with the
+        axes the other dimensions split at this rank's block lengths (``old`` whole)."""
+        local = list(self._local_shape(split))
+        local[old] = self.global_shape[old]
+        return tuple(local)
+
+    def _move_carry(self, carry: Carried, split, d: int, old: int, new: int) -> Carried:
+        """A carried block redistributed within grid dimension ``d``: the int64 parts
+        move like values; the ranks gather the line exponents of the pass that made them
+        and keep their box's."""
+        shape, axis, sub = self.global_shape, carry.axis, self._sub[d]
+        parts = redistribute(sub, carry.parts, self._sub_shape(split, old), old, new)
+        exps = allgather_along(sub, carry.exponents, old - (old > axis), shape[old])
+        if new != axis:
             index = [slice(None)] * exps.ndim
-            index[split_to - (split_to > axis)] = slice(
-                *block_range(shape[split_to], self._size, self._rank)
+            index[new - (new > axis)] = slice(
+                *block_range(shape[new], self.grid[d], self._coords[d])
             )
             exps = exps[tuple(index)]
-        new_shape = local_shape(shape, split_to, self._size, self._rank)
-        return Carried(parts, np.ascontiguousarray(exps), axis, new_shape)
+        moved = list(split)
+        moved[d] = new
+        return Carried(parts, np.ascontiguousarray(exps), axis, self._local_shape(moved))
 
 
-def _validate(global_shape, decomposition, axes, norm, precision, moduli):
-    if decomposition != "slab":
-        raise ValueError(f"decomposition must be 'slab', got {decomposition!r}")
+def _schedule(order, start, end, shape, axes, dims) -> list:
+    """The layouts of a transform: ``[start split, moves before pass 1, ..., moves
+    before the last pass, moves at the end, end split]``, a move being ``(grid
+    dimension, old axis, new axis)``. Before a pass whose axis a dimension splits, that
+    dimension moves to an axis no dimension splits: the most recently transformed first,
+    then the untransformed axes, then the ones still to come. ``end`` None: stay."""
+    split = list(start)
+    steps: list = [tuple(start)]
+    done: list[int] = []
+
+    def fits(d: int, a: int) -> bool:
+        return a not in split and shape[a] >= dims[d]
+
+    for axis in order:
+        moves = []
+        if axis in split:
+            d = split.index(axis)
+            rest = [a for a in order[len(done) + 1 :]]
+            untransformed = [a for a in range(len(shape)) if a not in axes]
+            choices = [a for a in [*reversed(done), *untransformed, *rest] if a != axis]
+            target = next((a for a in choices if fits(d, a)), None)
+            if target is None:
+                raise ValueError(
+                    f"no axis can take the {dims[d]}-way split off axis {axis} of {shape}"
+                )
+            moves.append((d, axis, target))
+            split[d] = target
+        steps.append(moves)
+        done.append(axis)
+    moves = []
+    if end is not None:
+        for _ in range(2 * len(dims) + 2):
+            if list(end) == split:
+                break
+            for d in range(len(dims)):
+                if split[d] != end[d] and end[d] not in split:
+                    moves.append((d, split[d], end[d]))
+                    split[d] = end[d]
+                    break
+            else:  # a cycle: park one dimension on a free axis
+                d = next(e for e in range(len(dims)) if split[e] != end[e])
+                free = next(a for a in range(len(shape)) if a not in split and a not in end
+                            and shape[a] >= dims[d])  # fmt: skip
+                moves.append((d, split[d], free))
+                split[d] = free
+    steps.append(moves)
+    steps.append(tuple(split))
+    return steps
+
+
+def _validate(global_shape, decomposition, grid, axes, norm, precision, moduli, size):
+    if decomposition not in ("slab", "pencil"):
+        raise ValueError(f"decomposition must be 'slab' or 'pencil', got {decomposition!r}")
     try:
         shape = tuple(operator.index(n) for n in global_shape)
     except TypeError as exc:
@@ -186,12 +275,34 @@ def _validate(global_shape, decomposition, axes, norm, precision, moduli):
     if any(not 0 <= a < len(shape) for a in axes) or len(set(axes)) != len(axes):
         raise ValueError(f"axes must be distinct axes of a {len(shape)}-d array, got {axes}")
     if len(axes) < 2:
-        raise ValueError("a slab decomposition transforms at least 2 axes")
+        raise ValueError("a distributed transform needs at least 2 transformed axes")
+    if decomposition == "slab":
+        if grid is not None and tuple(grid) != (size,):
+            raise ValueError(f"a slab grid is the {size} ranks in one dimension, got {grid}")
+        dims: tuple[int, ...] = (size,)
+    else:
+        if len(shape) < 3:
+            raise ValueError("a pencil decomposition needs an array of at least 3 axes")
+        if grid is None:
+            from mpi4py import MPI
+
+            grid = MPI.Compute_dims(size, 2)
+        dims = tuple(operator.index(g) for g in grid)
+        if len(dims) != 2 or min(dims) < 1 or dims[0] * dims[1] != size:
+            raise ValueError(
+                f"a pencil grid is 2 positive ints whose product is {size}, got {grid}"
+            )
+    for d, a in enumerate(axes[: len(dims)]):
+        if dims[d] > shape[a]:
+            raise ValueError(
+                f"{dims[d]} ranks cannot split axis {a} of length {shape[a]} "
+                f"({decomposition} grid {dims})"
+            )
     norm = "backward" if norm is None else norm
     if norm not in _NORMS:
         raise ValueError(f'Invalid norm value {norm!r}; should be "backward", "ortho" or "forward"')
     options = FFTOptions(precision=precision, moduli=moduli)
-    return shape, axes, norm, options
+    return shape, axes, norm, options, dims
 
 
 def _check_local(x, expected) -> str | None:
