@@ -26,7 +26,7 @@ import numpy as np
 from ..engines.select import numpy_engine
 from ..errors import NonFiniteInputError
 from ..fourier.cache import get_executor, get_plan
-from ..fourier.runs import axis_runs, normalize, run_passes
+from ..fourier.runs import axis_runs, carry_axis, normalize, run_passes
 from ..options import FFTOptions
 from ..ozaki.fixed_point import Carried
 from .exchange import agree, allgather_along, redistribute
@@ -54,8 +54,10 @@ class Plan:
     ``decomposition``: ``"slab"`` (the input split along ``axes[0]``) or ``"pencil"``
     (along ``axes[0]`` and ``axes[1]`` over a 2-D grid of ranks, ``grid`` or
     ``MPI.Compute_dims(size, 2)``; at least 3 axes). ``axes`` (default all, at least
-    two, distinct): the transformed axes. ``norm``, ``precision`` and ``moduli`` as in
-    :func:`ozfft.fftn`. Every rank must build the plan with the same arguments (a
+    two, distinct): the transformed axes. ``real``: real input, the forward transform is
+    :func:`ozfft.rfftn` (``axes[-1]`` kept to ``n // 2 + 1``) and the backward
+    :func:`ozfft.irfftn` back to the plan's shape. ``norm``, ``precision`` and ``moduli``
+    as in :func:`ozfft.fftn`. Every rank must build the plan with the same arguments (a
     mismatch raises ``ValueError`` on every rank). Local arrays are numpy arrays of the
     rank's box: ``local_input_shape`` (``input_slices`` of the global array) for
     :meth:`forward`, ``local_output_shape`` (``output_slices``) for :meth:`backward`.
@@ -69,13 +71,14 @@ class Plan:
         decomposition: str = "slab",
         grid=None,
         axes=None,
+        real: bool = False,
         norm: str | None = None,
         precision: str = "fp64",
         moduli: int | None = None,
     ) -> None:
         self.comm = _default_comm() if comm is None else comm
         size, rank = self.comm.Get_size(), self.comm.Get_rank()
-        spec = (tuple(global_shape), decomposition, grid, axes, norm, precision, moduli)
+        spec = (tuple(global_shape), decomposition, grid, axes, real, norm, precision, moduli)
         problem = None
         try:
             shape, axes, norm, options, dims = _validate(
@@ -96,12 +99,36 @@ class Plan:
         self.decomposition = decomposition
         self.grid: tuple[int, ...] = dims
         self._options = options
-        self._runs = axis_runs(shape, [shape[a] for a in axes], axes, options)
-        order = [axes[i] for run in self._runs for i in run]
+        self.real = bool(real)
         self._input_split = tuple(axes[: len(dims)])
-        self._forward = _schedule(order, self._input_split, None, shape, axes, dims)
+        if self.real:
+            # as ozfft.rfftn / irfftn: the real axis last-transformed-first, then the rest
+            last, n = axes[-1], shape[axes[-1]]
+            half = tuple(n // 2 + 1 if a == last else m for a, m in enumerate(shape))
+            inner = axes[:-1][::-1]
+            self._half_shape = half
+            self._fused_first = carry_axis(shape, n, last, options)
+            self._keep_first = (
+                self._fused_first
+                and len(axes) > 1
+                and axes[-2] != last
+                and carry_axis(half, half[axes[-2]], axes[-2], options)
+            )
+            self._runs = axis_runs(half, [half[a] for a in axes[:-1]], axes[:-1], options)
+            self._back_runs = axis_runs(half, [half[a] for a in inner], inner, options)
+            order = [last] + [axes[:-1][i] for run in self._runs for i in run]
+            back = [inner[i] for run in self._back_runs for i in run] + [last]
+            out_shape = half
+        else:
+            self._runs = axis_runs(shape, [shape[a] for a in axes], axes, options)
+            order = [axes[i] for run in self._runs for i in run]
+            back = order
+            out_shape = shape
+        self._forward = _schedule(order, self._input_split, None, out_shape, axes, dims)
         self._output_split = self._forward[-1]
-        self._backward = _schedule(order, self._output_split, self._input_split, shape, axes, dims)
+        self._backward = _schedule(
+            back, self._output_split, self._input_split, out_shape, axes, dims
+        )
         # the grid: rank = row-major index of its coordinates; one communicator per
         # grid dimension of the ranks that differ only in that coordinate
         self._coords = tuple(int(c) for c in np.unravel_index(rank, dims))
@@ -116,87 +143,171 @@ class Plan:
             self._sub.append(self.comm.Split(color, self._coords[d]))
         #: this rank's box of the global input / output array
         self.input_slices = self._box(self._input_split)
-        self.output_slices = self._box(self._output_split)
+        self.output_slices = self._box(self._output_split, out_shape)
         self.local_input_shape = self._local_shape(self._input_split)
-        self.local_output_shape = self._local_shape(self._output_split)
+        self.local_output_shape = self._local_shape(self._output_split, out_shape)
 
-    def _box(self, split) -> tuple[slice, ...]:
-        index = [slice(0, n) for n in self.global_shape]
+    def _box(self, split, shape=None) -> tuple[slice, ...]:
+        shape = self.global_shape if shape is None else shape
+        index = [slice(0, n) for n in shape]
         for d, axis in enumerate(split):
-            index[axis] = slice(
-                *block_range(self.global_shape[axis], self.grid[d], self._coords[d])
-            )
+            index[axis] = slice(*block_range(shape[axis], self.grid[d], self._coords[d]))
         return tuple(index)
 
-    def _local_shape(self, split) -> tuple[int, ...]:
-        return tuple(s.stop - s.start for s in self._box(split))
+    def _local_shape(self, split, shape=None) -> tuple[int, ...]:
+        return tuple(s.stop - s.start for s in self._box(split, shape))
 
     def forward(self, x_local) -> np.ndarray:
         """The forward transform: this rank's ``input_slices`` block in, its
-        ``output_slices`` block of ``ozfft.fftn(global)`` out (same bits)."""
+        ``output_slices`` block of ``ozfft.fftn(global)`` (``rfftn`` for a real plan)
+        out, the same bits."""
+        if self.real:
+            return self._real_forward(x_local)
         return self._execute(x_local, False, self._forward, self.local_input_shape)
 
     def backward(self, y_local) -> np.ndarray:
         """The inverse transform: this rank's ``output_slices`` block in, its
-        ``input_slices`` block of ``ozfft.ifftn(global)`` out (same bits)."""
+        ``input_slices`` block of ``ozfft.ifftn(global)`` (``irfftn`` with the plan's
+        shape for a real plan) out, the same bits."""
+        if self.real:
+            return self._real_backward(y_local)
         return self._execute(y_local, True, self._backward, self.local_output_shape)
 
     # -- the passes ------------------------------------------------------------------
-    def _execute(self, x, inverse: bool, schedule, expected) -> np.ndarray:
-        problem = _check_local(x, expected)
-        agree(self.comm, problem)
+    def _checked(self, x, expected, kinds: str) -> np.ndarray:
+        """``x`` after the collective checks (shape, dtype, finite on every rank)."""
+        agree(self.comm, _check_local(x, expected, kinds))
         bad = 0 if np.isfinite(x).all() else int((~np.isfinite(x)).sum())
         counts = self.comm.allgather(bad)
         if any(counts):
             raise NonFiniteInputError("x", sum(counts), "NaN or Inf")
+        return x
+
+    def _moves(self, y, carry, split: list, moves, shape):
+        """Apply the redistributions ``moves`` to ``y`` or to ``carry``."""
+        for d, old, new in moves:
+            if carry is None:
+                y = redistribute(self._sub[d], y, self._sub_shape(split, old, shape), old, new)
+            else:
+                carry = self._move_carry(carry, split, d, old, new, shape)
+            split[d] = new
+        return y, carry
+
+    def _run(self, y, carry, run_axes, inverse: bool, moves, split: list, shape):
+        """One run of passes (a single pass, or passes carrying fixed point, continuing
+        ``carry`` if given), with the redistributions before each pass; then, as the
+        single-process API, conjugation and each axis's normalization."""
+        engine, options = numpy_engine(), self._options
+        if inverse:
+            np.conj(y, out=y)
+        for k, axis in enumerate(run_axes):
+            y, carry = self._moves(y, carry, split, next(moves), shape)
+            if len(run_axes) == 1 and carry is None:
+                if shape[axis] > 1 and y.size:
+                    y = get_executor(engine, get_plan(shape[axis], options)).forward(
+                        y, axis, overwrite=True
+                    )
+                continue
+            last = k == len(run_axes) - 1
+            result = run_passes(engine, y, [axis], options, True, carry, keep=not last)
+            carry, y = (None, result) if last else (result, None)
+        if inverse:
+            np.conj(y, out=y)
+        for axis in run_axes:
+            normalize(y, shape[axis], self.norm, inverse)
+        return y
+
+    def _execute(self, x, inverse: bool, schedule, expected) -> np.ndarray:
+        x = self._checked(x, expected, "fc")
         out_dtype = np.result_type(x.dtype, np.complex64)
-        engine, shape, options = numpy_engine(), self.global_shape, self._options
         y = np.array(x, dtype=np.complex128, order="C")  # ours: every pass may overwrite it
-        split = list(schedule[0])
-        moves = iter(schedule[1:-1])
+        split, moves = list(schedule[0]), iter(schedule[1:-1])
         for run in self._runs:
             run_axes = [self.axes[i] for i in run]
-            if inverse:
-                np.conj(y, out=y)
-            carry = None
-            for k, axis in enumerate(run_axes):
-                for d, old, new in next(moves):  # the redistributions before this pass
-                    if carry is None:
-                        y = redistribute(self._sub[d], y, self._sub_shape(split, old), old, new)
-                    else:
-                        carry = self._move_carry(carry, split, d, old, new)
-                    split[d] = new
-                if len(run_axes) == 1:
-                    if shape[axis] > 1 and y.size:
-                        y = get_executor(engine, get_plan(shape[axis], options)).forward(
-                            y, axis, overwrite=True
-                        )
-                    continue
-                last = k == len(run_axes) - 1
-                result = run_passes(engine, y, [axis], options, True, carry, keep=not last)
-                carry, y = (None, result) if last else (result, None)
-            if inverse:
-                np.conj(y, out=y)
-            for axis in run_axes:
-                normalize(y, shape[axis], self.norm, inverse)
-        for d, old, new in next(moves):  # to the layout the transform ends in
-            y = redistribute(self._sub[d], y, self._sub_shape(split, old), old, new)
-            split[d] = new
+            y = self._run(y, None, run_axes, inverse, moves, split, self.global_shape)
+        y, _ = self._moves(y, None, split, next(moves), self.global_shape)
         return y.astype(out_dtype, copy=False)
 
-    def _sub_shape(self, split, old: int) -> tuple[int, ...]:
+    def _real_forward(self, x) -> np.ndarray:
+        """rfftn as :func:`ozfft.rfftn`: the real-input pass along ``axes[-1]`` (fused:
+        it reads the reals, keeps ``n // 2 + 1`` outputs and may carry fixed point on),
+        then the complex runs of the other axes on the halved shape."""
+        x = self._checked(x, self.local_input_shape, "f")
+        out_dtype = np.result_type(x.dtype, np.complex64)
+        engine, options = numpy_engine(), self._options
+        full, half, last = self.global_shape, self._half_shape, self.axes[-1]
+        split, moves = list(self._forward[0]), iter(self._forward[1:-1])
+        y, _ = self._moves(np.ascontiguousarray(x, np.float64), None, split, next(moves), full)
+        carry = None
+        if self._fused_first:
+            result = get_executor(engine, get_plan(full[last], options)).forward_real(
+                y, last, keep=self._keep_first
+            )
+            carry, y = (result, None) if self._keep_first else (None, result)
+        else:  # as _c2c_axis: the complex pass, its normalization, then the crop
+            y = y.astype(np.complex128)
+            if full[last] > 1 and y.size:
+                y = get_executor(engine, get_plan(full[last], options)).forward(
+                    y, last, overwrite=True
+                )
+            normalize(y, full[last], self.norm, False)
+            index = [slice(None)] * y.ndim
+            index[last] = slice(0, half[last])
+            y = np.ascontiguousarray(y[tuple(index)])
+        for run in self._runs:
+            run_axes = [self.axes[:-1][i] for i in run]
+            y = self._run(y, carry, run_axes, False, moves, split, half)
+            carry = None
+        if self._fused_first:
+            normalize(y, full[last], self.norm, False)
+        y, _ = self._moves(y, None, split, next(moves), half)
+        return y.astype(out_dtype, copy=False)
+
+    def _real_backward(self, y) -> np.ndarray:
+        """irfftn as :func:`ozfft.irfftn` with the plan's shape: the inverse complex runs
+        of ``axes[:-1]``, the Hermitian extension of ``axes[-1]`` to its full length,
+        its inverse complex pass, the real part."""
+        y = self._checked(y, self.local_output_shape, "fc")
+        out_dtype = np.float32 if y.dtype == np.complex64 or y.dtype == np.float32 else np.float64
+        engine, options = numpy_engine(), self._options
+        full, half, last = self.global_shape, self._half_shape, self.axes[-1]
+        split, moves = list(self._backward[0]), iter(self._backward[1:-1])
+        z = np.array(y, dtype=np.complex128, order="C")
+        inner = self.axes[:-1][::-1]
+        for run in self._back_runs:
+            z = self._run(z, None, [inner[i] for i in run], True, moves, split, half)
+        z, _ = self._moves(z, None, split, next(moves), half)
+        n = full[last]
+        moved = np.moveaxis(z, last, -1)
+        ext = np.zeros((*moved.shape[:-1], n), np.complex128)
+        ext[..., : n // 2 + 1] = moved
+        tail = (n - 1) // 2  # entries n-1 .. n//2+1 mirrored from 1 .. (n-1)//2
+        if tail:
+            ext[..., n - tail :] = np.conj(moved[..., 1 : tail + 1][..., ::-1])
+        ext = np.ascontiguousarray(np.moveaxis(ext, -1, last))
+        np.conj(ext, out=ext)
+        if n > 1 and ext.size:
+            ext = get_executor(engine, get_plan(n, options)).forward(ext, last, overwrite=True)
+        np.conj(ext, out=ext)
+        normalize(ext, n, self.norm, True)
+        out = np.ascontiguousarray(ext.real)
+        out, _ = self._moves(out, None, split, next(moves), full)
+        return out.astype(out_dtype, copy=False)
+
+    def _sub_shape(self, split, old: int, shape=None) -> tuple[int, ...]:
         """The shape the ranks of one grid dimension share: the global shape with the
         axes the other dimensions split at this rank's block lengths (``old`` whole)."""
-        local = list(self._local_shape(split))
-        local[old] = self.global_shape[old]
+        shape = self.global_shape if shape is None else shape
+        local = list(self._local_shape(split, shape))
+        local[old] = shape[old]
         return tuple(local)
 
-    def _move_carry(self, carry: Carried, split, d: int, old: int, new: int) -> Carried:
+    def _move_carry(self, carry: Carried, split, d: int, old: int, new: int, shape) -> Carried:
         """A carried block redistributed within grid dimension ``d``: the int64 parts
         move like values; the ranks gather the line exponents of the pass that made them
         and keep their box's."""
-        shape, axis, sub = self.global_shape, carry.axis, self._sub[d]
-        parts = redistribute(sub, carry.parts, self._sub_shape(split, old), old, new)
+        axis, sub = carry.axis, self._sub[d]
+        parts = redistribute(sub, carry.parts, self._sub_shape(split, old, shape), old, new)
         exps = allgather_along(sub, carry.exponents, old - (old > axis), shape[old])
         if new != axis:
             index = [slice(None)] * exps.ndim
@@ -206,7 +317,7 @@ class Plan:
             exps = exps[tuple(index)]
         moved = list(split)
         moved[d] = new
-        return Carried(parts, np.ascontiguousarray(exps), axis, self._local_shape(moved))
+        return Carried(parts, np.ascontiguousarray(exps), axis, self._local_shape(moved, shape))
 
 
 def _schedule(order, start, end, shape, axes, dims) -> list:
@@ -305,14 +416,15 @@ def _validate(global_shape, decomposition, grid, axes, norm, precision, moduli, 
     return shape, axes, norm, options, dims
 
 
-def _check_local(x, expected) -> str | None:
+def _check_local(x, expected, kinds: str = "fc") -> str | None:
     if not isinstance(x, np.ndarray):
         return (
             f"local arrays must be numpy arrays (got {type(x).__module__}.{type(x).__name__}); "
             "GPU arrays are not supported by ozfft.distributed yet"
         )
-    if x.dtype.kind not in "fc" or x.dtype == np.longdouble or x.dtype == np.clongdouble:
-        return f"local array of dtype {x.dtype}: expected float32/64 or complex64/128"
+    if x.dtype.kind not in kinds or x.dtype == np.longdouble or x.dtype == np.clongdouble:
+        want = "float32/64" if kinds == "f" else "float32/64 or complex64/128"
+        return f"local array of dtype {x.dtype}: expected {want}"
     if tuple(x.shape) != tuple(expected):
         return f"local array of shape {tuple(x.shape)}, expected {tuple(expected)}"
     return None

@@ -62,6 +62,41 @@ def check_transforms() -> None:
         assert single.dtype == np.complex64
 
 
+REAL_CASES = [
+    ((12, 10, 8), None, "slab"),
+    ((9, 7, 5), None, "slab"),
+    ((8, 6, 10), (2, 0, 1), "slab"),
+    ((16, 13), None, "slab"),
+    ((6, 1100), (1, 0), "slab"),
+    ((12, 10, 8), None, "pencil"),
+    ((9, 7, 6), (0, 2, 1), "pencil"),
+    ((6, 8, 4, 5), (1, 3), "pencil"),
+]
+
+
+def check_real_transforms() -> None:
+    for shape, axes, decomposition in REAL_CASES:
+        rng = np.random.default_rng(abs(hash(shape)) % 2**32 + 1)
+        x = rng.standard_normal(shape)
+        x[1] *= 2.0**-200
+        for norm in (None, "ortho", "forward"):
+            plan = Plan(shape, comm, axes=axes, real=True, norm=norm, decomposition=decomposition)
+            y = plan.forward(np.ascontiguousarray(x[plan.input_slices]))
+            full = ozfft.rfftn(x, axes=axes, norm=norm)
+            what = f"real {decomposition} {plan.grid} {shape} {axes} {norm}"
+            np.testing.assert_array_equal(y, full[plan.output_slices], err_msg=what)
+            back = plan.backward(np.ascontiguousarray(full[plan.output_slices]))
+            lengths = [shape[a] for a in (axes or range(len(shape)))]
+            want = ozfft.irfftn(full, s=lengths, axes=axes or tuple(range(len(shape))), norm=norm)
+            np.testing.assert_array_equal(back, want[plan.input_slices], err_msg=f"back {what}")
+        plan = Plan(shape, comm, axes=axes, real=True, decomposition=decomposition)
+        expect(
+            ValueError,
+            "expected float32/64",
+            lambda p=plan: p.forward(np.zeros(p.local_input_shape, complex)),
+        )
+
+
 def expect(error, words: str, call) -> None:
     try:
         call()
@@ -92,6 +127,7 @@ def check_errors() -> None:
 
 try:
     check_transforms()
+    check_real_transforms()
     check_errors()
 except Exception:
     traceback.print_exc()
