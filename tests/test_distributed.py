@@ -53,3 +53,24 @@ def test_layout_blocks_cover_every_index():
             assert max(sizes) - min(sizes) <= 1 and sizes == sorted(sizes, reverse=True)
     assert box((9, 7, 5), 0, 4, 0) == (slice(0, 3), slice(0, 7), slice(0, 5))
     assert local_shape((9, 7, 5), 1, 4, 3) == (9, 1, 5)
+
+
+@pytest.mark.gpu
+def test_distributed_gpu_fft_matches_single_gpu():
+    """cupy arrays through NCCL, one GPU per rank, on every GPU of the machine (at least
+    two): every rank's block bit for bit the single-GPU ozfft (tests/mpi/
+    distributed_gpu_check.py)."""
+    cp = pytest.importorskip("cupy")
+    gpus = cp.cuda.runtime.getDeviceCount()
+    if gpus < 2:
+        pytest.skip("needs at least 2 GPUs (NCCL runs one rank per GPU)")
+    script = Path(__file__).parent / "mpi" / "distributed_gpu_check.py"
+    proc = subprocess.run(
+        [_mpiexec(), "-n", str(gpus), sys.executable, str(script)],
+        capture_output=True,
+        text=True,
+        timeout=900,
+        env=dict(os.environ, PYTHONUNBUFFERED="1", NCCL_NVLS_ENABLE="0"),
+    )
+    assert proc.returncode == 0, proc.stdout[-4000:] + proc.stderr[-4000:]
+    assert f"ok: {gpus} ranks on GPUs" in proc.stdout

@@ -1,11 +1,15 @@
-"""Exchanges between the ranks of a slab-decomposed array, on numpy arrays through MPI.
+"""Exchanges between the ranks of a decomposed array: numpy arrays through MPI, cupy
+arrays through NCCL.
 
 :func:`redistribute` moves a block from a layout split along one axis to a layout split
-along another (one ``Alltoallv``), :func:`allgather_along` assembles a split array on
-every rank (one ``Allgatherv``), and :func:`agree` turns a problem found on any rank
-into the same error on every rank, so that a bad call never leaves ranks waiting in an
-exchange. Buffers travel as bytes, so int64 fixed-point parts and complex128 values use
-the same code.
+along another (one all-to-all), :func:`allgather_along` assembles a split array on every
+rank, and :func:`agree` turns a problem found on any rank into the same error on every
+rank, so that a bad call never leaves ranks waiting in an exchange. Buffers travel as
+bytes, so int64 fixed-point parts and complex128 values use the same code. A
+:class:`Transport` is one communicator's way of moving bytes: ``Alltoallv`` /
+``Allgatherv`` of mpi4py for host arrays, grouped NCCL sends and receives for device
+arrays (one GPU per rank; the NCCL communicator is built from a unique id broadcast over
+MPI).
 """
 
 from __future__ import annotations
@@ -16,14 +20,16 @@ import numpy as np
 
 from .layout import block_range, local_shape
 
-__all__ = ["agree", "allgather_along", "redistribute"]
+__all__ = ["MpiTransport", "NcclTransport", "Transport", "agree", "allgather_along", "redistribute"]
 
 #: MPI counts are C ints: the bytes one rank sends another must stay below this
 _MAX_MESSAGE = 2**31 - 1
 
 
-def _byte_layout(counts: list[int]) -> tuple[list[int], list[int]]:
-    if max(counts, default=0) > _MAX_MESSAGE:
+def _byte_layout(
+    counts: list[int], limit: int | None = _MAX_MESSAGE
+) -> tuple[list[int], list[int]]:
+    if limit is not None and max(counts, default=0) > limit:
         raise ValueError(
             f"an exchange message of {max(counts)} bytes exceeds MPI's 2**31 - 1 byte count; "
             "use more ranks"
@@ -34,14 +40,91 @@ def _byte_layout(counts: list[int]) -> tuple[list[int], list[int]]:
     return counts, displs
 
 
+class Transport:
+    """Byte exchanges among the ranks of one communicator (``comm``: its mpi4py one)."""
+
+    xp: Any = np
+    #: the largest message in bytes (MPI counts are C ints; None: no limit)
+    max_message: int | None = _MAX_MESSAGE
+
+    def __init__(self, comm: Any) -> None:
+        self.comm = comm
+        self.size, self.rank = comm.Get_size(), comm.Get_rank()
+
+    def alltoallv(self, send, send_counts, send_displs, recv, recv_counts, recv_displs) -> None:
+        raise NotImplementedError  # pragma: no cover - every transport defines it
+
+    def allgatherv(self, send, recv, counts, displs) -> None:
+        raise NotImplementedError  # pragma: no cover - every transport defines it
+
+
+class MpiTransport(Transport):
+    """Host arrays through MPI (mpi4py ``Alltoallv`` / ``Allgatherv`` of bytes)."""
+
+    def alltoallv(self, send, send_counts, send_displs, recv, recv_counts, recv_displs) -> None:
+        from mpi4py import MPI
+
+        self.comm.Alltoallv(
+            [send, (send_counts, send_displs), MPI.BYTE],
+            [recv, (recv_counts, recv_displs), MPI.BYTE],
+        )
+
+    def allgatherv(self, send, recv, counts, displs) -> None:
+        from mpi4py import MPI
+
+        self.comm.Allgatherv(send, [recv, (counts, displs), MPI.BYTE])
+
+
+class NcclTransport(Transport):
+    """Device arrays through NCCL: each exchange is one group of point-to-point sends
+    and receives on cupy's current stream (NCCL has no all-to-all-v; counts are size_t)."""
+
+    max_message = None
+
+    def __init__(self, comm: Any) -> None:
+        super().__init__(comm)
+        import cupy
+        from cupy.cuda import nccl
+
+        self.xp = cupy
+        self._nccl = nccl
+        uid = comm.bcast(nccl.get_unique_id() if self.rank == 0 else None, root=0)
+        self._comm = nccl.NcclCommunicator(self.size, uid, self.rank)
+
+    def _group(self, sends, recvs) -> None:
+        nccl, stream = self._nccl, self.xp.cuda.get_current_stream().ptr
+        nccl.groupStart()
+        try:
+            for peer, ptr, count in sends:
+                if count:
+                    self._comm.send(ptr, count, nccl.NCCL_UINT8, peer, stream)
+            for peer, ptr, count in recvs:
+                if count:
+                    self._comm.recv(ptr, count, nccl.NCCL_UINT8, peer, stream)
+        finally:
+            nccl.groupEnd()
+
+    def alltoallv(self, send, send_counts, send_displs, recv, recv_counts, recv_displs) -> None:
+        s0, r0 = send.data.ptr, recv.data.ptr
+        self._group(
+            [(p, s0 + send_displs[p], send_counts[p]) for p in range(self.size)],
+            [(p, r0 + recv_displs[p], recv_counts[p]) for p in range(self.size)],
+        )
+
+    def allgatherv(self, send, recv, counts, displs) -> None:
+        r0 = recv.data.ptr
+        self._group(
+            [(p, send.data.ptr, send.nbytes) for p in range(self.size)],
+            [(p, r0 + displs[p], counts[p]) for p in range(self.size)],
+        )
+
+
 def redistribute(
-    comm: Any, local: np.ndarray, shape: tuple[int, ...], split_from: int, split_to: int
-) -> np.ndarray:
+    transport: Transport, local, shape: tuple[int, ...], split_from: int, split_to: int
+):
     """Rank's block of the global ``shape`` (plus trailing dimensions ``local`` may have)
     split along ``split_from``, returned split along ``split_to``."""
-    from mpi4py import MPI
-
-    size, rank = comm.Get_size(), comm.Get_rank()
+    xp, size, rank = transport.xp, transport.size, transport.rank
     extra = local.shape[len(shape) :]
     item = local.itemsize * int(np.prod(extra, dtype=np.int64))
     send = []
@@ -49,8 +132,8 @@ def redistribute(
         start, stop = block_range(shape[split_to], size, dest)
         index = [slice(None)] * local.ndim
         index[split_to] = slice(start, stop)
-        send.append(np.ascontiguousarray(local[tuple(index)]).reshape(-1).view(np.uint8))
-    send_counts, send_displs = _byte_layout([b.size for b in send])
+        send.append(xp.ascontiguousarray(local[tuple(index)]).reshape(-1).view(xp.uint8))
+    send_counts, send_displs = _byte_layout([int(b.size) for b in send], transport.max_message)
     mine = local_shape(shape, split_to, size, rank)
     recv_shapes = []
     for src in range(size):
@@ -59,15 +142,12 @@ def redistribute(
         src_shape[split_from] = stop - start
         recv_shapes.append(tuple(src_shape))
     recv_counts, recv_displs = _byte_layout(
-        [int(np.prod(s, dtype=np.int64)) * item for s in recv_shapes]
+        [int(np.prod(s, dtype=np.int64)) * item for s in recv_shapes], transport.max_message
     )
-    sendbuf = np.concatenate(send) if send else np.empty(0, np.uint8)
-    recvbuf = np.empty(sum(recv_counts), np.uint8)
-    comm.Alltoallv(
-        [sendbuf, (send_counts, send_displs), MPI.BYTE],
-        [recvbuf, (recv_counts, recv_displs), MPI.BYTE],
-    )
-    out = np.empty((*mine, *extra), local.dtype)
+    sendbuf = xp.concatenate(send) if send else xp.empty(0, xp.uint8)
+    recvbuf = xp.empty(sum(recv_counts), xp.uint8)
+    transport.alltoallv(sendbuf, send_counts, send_displs, recvbuf, recv_counts, recv_displs)
+    out = xp.empty((*mine, *extra), local.dtype)
     for src in range(size):
         start, stop = block_range(shape[split_from], size, src)
         index = [slice(None)] * out.ndim
@@ -77,23 +157,20 @@ def redistribute(
     return out
 
 
-def allgather_along(comm: Any, local: np.ndarray, axis: int, length: int) -> np.ndarray:
+def allgather_along(transport: Transport, local, axis: int, length: int):
     """The whole array of which every rank holds the block of ``axis`` (global
     ``length``) that :func:`~ozfft.distributed.layout.block_range` gives it."""
-    from mpi4py import MPI
-
-    size = comm.Get_size()
-    moved = np.ascontiguousarray(np.moveaxis(local, axis, 0))
-    row = moved[0].nbytes if moved.shape[0] else int(np.prod(moved.shape[1:])) * moved.itemsize
-    counts = []
-    for src in range(size):
-        start, stop = block_range(length, size, src)
-        counts.append((stop - start) * row)
-    counts, displs = _byte_layout(counts)
-    recv = np.empty(sum(counts), np.uint8)
-    comm.Allgatherv(moved.reshape(-1).view(np.uint8), [recv, (counts, displs), MPI.BYTE])
+    xp, size = transport.xp, transport.size
+    moved = xp.ascontiguousarray(xp.moveaxis(local, axis, 0))
+    row = int(np.prod(moved.shape[1:], dtype=np.int64)) * moved.itemsize
+    blocks = [block_range(length, size, src) for src in range(size)]
+    counts, displs = _byte_layout(
+        [(stop - start) * row for start, stop in blocks], transport.max_message
+    )
+    recv = xp.empty(sum(counts), xp.uint8)
+    transport.allgatherv(moved.reshape(-1).view(xp.uint8), recv, counts, displs)
     whole = recv.view(local.dtype).reshape(length, *moved.shape[1:])
-    return np.moveaxis(whole, 0, axis)
+    return xp.moveaxis(whole, 0, axis)
 
 
 def agree(comm: Any, problem: str | None, error: type[Exception] = ValueError) -> None:

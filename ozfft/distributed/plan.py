@@ -23,13 +23,13 @@ from typing import Any
 
 import numpy as np
 
-from ..engines.select import numpy_engine
+from ..engines.select import array_module_name, cuda_engine, numpy_engine
 from ..errors import NonFiniteInputError
 from ..fourier.cache import get_executor, get_plan
 from ..fourier.runs import axis_runs, carry_axis, normalize, run_passes
 from ..options import FFTOptions
 from ..ozaki.fixed_point import Carried
-from .exchange import agree, allgather_along, redistribute
+from .exchange import MpiTransport, NcclTransport, agree, allgather_along, redistribute
 from .layout import block_range
 
 __all__ = ["Plan", "fftn", "ifftn"]
@@ -135,12 +135,12 @@ class Plan:
         self._sub = []
         for d in range(len(dims)):
             others = [c for e, c in enumerate(self._coords) if e != d]
-            color = (
-                int(np.ravel_multi_index(others, [n for e, n in enumerate(dims) if e != d]))
-                if others
-                else 0
-            )
+            sizes = [n for e, n in enumerate(dims) if e != d]
+            color = int(np.ravel_multi_index(others, sizes)) if others else 0
             self._sub.append(self.comm.Split(color, self._coords[d]))
+        # per array kind: (array module, engine, one transport per grid dimension); the
+        # NCCL communicators are built on the first call with device arrays
+        self._contexts: dict[str, tuple[Any, Any, list]] = {}
         #: this rank's box of the global input / output array
         self.input_slices = self._box(self._input_split)
         self.output_slices = self._box(self._output_split, out_shape)
@@ -174,20 +174,39 @@ class Plan:
         return self._execute(y_local, True, self._backward, self.local_output_shape)
 
     # -- the passes ------------------------------------------------------------------
-    def _checked(self, x, expected, kinds: str) -> np.ndarray:
-        """``x`` after the collective checks (shape, dtype, finite on every rank)."""
+    def _checked(self, x, expected, kinds: str):
+        """``x`` after the collective checks (array kind, shape, dtype, finite on every
+        rank); selects the context (array module, engine, transports) of its kind."""
+        kind = array_module_name(x)
         agree(self.comm, _check_local(x, expected, kinds))
-        bad = 0 if np.isfinite(x).all() else int((~np.isfinite(x)).sum())
+        found = self.comm.allgather(kind)
+        if len(set(found)) > 1:
+            raise ValueError(f"the ranks passed arrays of different kinds: {found}")
+        self._xp, self._engine, self._tx = self._context(kind)
+        xp = self._xp
+        bad = 0 if bool(xp.isfinite(x).all()) else int((~xp.isfinite(x)).sum())
         counts = self.comm.allgather(bad)
         if any(counts):
             raise NonFiniteInputError("x", sum(counts), "NaN or Inf")
         return x
 
+    def _context(self, kind: str):
+        if kind not in self._contexts:
+            if kind == "cupy":
+                import cupy
+
+                transports = [NcclTransport(sub) for sub in self._sub]
+                self._contexts[kind] = (cupy, cuda_engine(), transports)
+            else:
+                transports = [MpiTransport(sub) for sub in self._sub]
+                self._contexts[kind] = (np, numpy_engine(), transports)
+        return self._contexts[kind]
+
     def _moves(self, y, carry, split: list, moves, shape):
         """Apply the redistributions ``moves`` to ``y`` or to ``carry``."""
         for d, old, new in moves:
             if carry is None:
-                y = redistribute(self._sub[d], y, self._sub_shape(split, old, shape), old, new)
+                y = redistribute(self._tx[d], y, self._sub_shape(split, old, shape), old, new)
             else:
                 carry = self._move_carry(carry, split, d, old, new, shape)
             split[d] = new
@@ -197,9 +216,9 @@ class Plan:
         """One run of passes (a single pass, or passes carrying fixed point, continuing
         ``carry`` if given), with the redistributions before each pass; then, as the
         single-process API, conjugation and each axis's normalization."""
-        engine, options = numpy_engine(), self._options
+        xp, engine, options = self._xp, self._engine, self._options
         if inverse:
-            np.conj(y, out=y)
+            xp.conj(y, out=y)
         for k, axis in enumerate(run_axes):
             y, carry = self._moves(y, carry, split, next(moves), shape)
             if len(run_axes) == 1 and carry is None:
@@ -212,7 +231,7 @@ class Plan:
             result = run_passes(engine, y, [axis], options, True, carry, keep=not last)
             carry, y = (None, result) if last else (result, None)
         if inverse:
-            np.conj(y, out=y)
+            xp.conj(y, out=y)
         for axis in run_axes:
             normalize(y, shape[axis], self.norm, inverse)
         return y
@@ -220,7 +239,7 @@ class Plan:
     def _execute(self, x, inverse: bool, schedule, expected) -> np.ndarray:
         x = self._checked(x, expected, "fc")
         out_dtype = np.result_type(x.dtype, np.complex64)
-        y = np.array(x, dtype=np.complex128, order="C")  # ours: every pass may overwrite it
+        y = self._xp.array(x, dtype=np.complex128, order="C")  # ours: every pass may overwrite it
         split, moves = list(schedule[0]), iter(schedule[1:-1])
         for run in self._runs:
             run_axes = [self.axes[i] for i in run]
@@ -234,10 +253,10 @@ class Plan:
         then the complex runs of the other axes on the halved shape."""
         x = self._checked(x, self.local_input_shape, "f")
         out_dtype = np.result_type(x.dtype, np.complex64)
-        engine, options = numpy_engine(), self._options
+        xp, engine, options = self._xp, self._engine, self._options
         full, half, last = self.global_shape, self._half_shape, self.axes[-1]
         split, moves = list(self._forward[0]), iter(self._forward[1:-1])
-        y, _ = self._moves(np.ascontiguousarray(x, np.float64), None, split, next(moves), full)
+        y, _ = self._moves(xp.ascontiguousarray(x, np.float64), None, split, next(moves), full)
         carry = None
         if self._fused_first:
             result = get_executor(engine, get_plan(full[last], options)).forward_real(
@@ -253,7 +272,7 @@ class Plan:
             normalize(y, full[last], self.norm, False)
             index = [slice(None)] * y.ndim
             index[last] = slice(0, half[last])
-            y = np.ascontiguousarray(y[tuple(index)])
+            y = xp.ascontiguousarray(y[tuple(index)])
         for run in self._runs:
             run_axes = [self.axes[:-1][i] for i in run]
             y = self._run(y, carry, run_axes, False, moves, split, half)
@@ -269,28 +288,28 @@ class Plan:
         its inverse complex pass, the real part."""
         y = self._checked(y, self.local_output_shape, "fc")
         out_dtype = np.float32 if y.dtype == np.complex64 or y.dtype == np.float32 else np.float64
-        engine, options = numpy_engine(), self._options
+        xp, engine, options = self._xp, self._engine, self._options
         full, half, last = self.global_shape, self._half_shape, self.axes[-1]
         split, moves = list(self._backward[0]), iter(self._backward[1:-1])
-        z = np.array(y, dtype=np.complex128, order="C")
+        z = xp.array(y, dtype=np.complex128, order="C")
         inner = self.axes[:-1][::-1]
         for run in self._back_runs:
             z = self._run(z, None, [inner[i] for i in run], True, moves, split, half)
         z, _ = self._moves(z, None, split, next(moves), half)
         n = full[last]
-        moved = np.moveaxis(z, last, -1)
-        ext = np.zeros((*moved.shape[:-1], n), np.complex128)
+        moved = xp.moveaxis(z, last, -1)
+        ext = xp.zeros((*moved.shape[:-1], n), np.complex128)
         ext[..., : n // 2 + 1] = moved
         tail = (n - 1) // 2  # entries n-1 .. n//2+1 mirrored from 1 .. (n-1)//2
         if tail:
-            ext[..., n - tail :] = np.conj(moved[..., 1 : tail + 1][..., ::-1])
-        ext = np.ascontiguousarray(np.moveaxis(ext, -1, last))
-        np.conj(ext, out=ext)
+            ext[..., n - tail :] = xp.conj(moved[..., 1 : tail + 1][..., ::-1])
+        ext = xp.ascontiguousarray(xp.moveaxis(ext, -1, last))
+        xp.conj(ext, out=ext)
         if n > 1 and ext.size:
             ext = get_executor(engine, get_plan(n, options)).forward(ext, last, overwrite=True)
-        np.conj(ext, out=ext)
+        xp.conj(ext, out=ext)
         normalize(ext, n, self.norm, True)
-        out = np.ascontiguousarray(ext.real)
+        out = xp.ascontiguousarray(ext.real)
         out, _ = self._moves(out, None, split, next(moves), full)
         return out.astype(out_dtype, copy=False)
 
@@ -305,19 +324,22 @@ class Plan:
     def _move_carry(self, carry: Carried, split, d: int, old: int, new: int, shape) -> Carried:
         """A carried block redistributed within grid dimension ``d``: the int64 parts
         move like values; the ranks gather the line exponents of the pass that made them
-        and keep their box's."""
-        axis, sub = carry.axis, self._sub[d]
-        parts = redistribute(sub, carry.parts, self._sub_shape(split, old, shape), old, new)
-        exps = allgather_along(sub, carry.exponents, old - (old > axis), shape[old])
+        and keep their box's (the CUDA engine keeps its exponents flat)."""
+        axis, tx, xp = carry.axis, self._tx[d], self._xp
+        parts = redistribute(tx, carry.parts, self._sub_shape(split, old, shape), old, new)
+        rest = [n for a, n in enumerate(carry.shape) if a != axis]
+        exps = allgather_along(tx, carry.exponents.reshape(rest), old - (old > axis), shape[old])
         if new != axis:
             index = [slice(None)] * exps.ndim
-            index[new - (new > axis)] = slice(
-                *block_range(shape[new], self.grid[d], self._coords[d])
-            )
+            block = block_range(shape[new], self.grid[d], self._coords[d])
+            index[new - (new > axis)] = slice(*block)
             exps = exps[tuple(index)]
+        exps = xp.ascontiguousarray(exps)
+        if carry.exponents.ndim == 1:
+            exps = exps.reshape(-1)
         moved = list(split)
         moved[d] = new
-        return Carried(parts, np.ascontiguousarray(exps), axis, self._local_shape(moved, shape))
+        return Carried(parts, exps, axis, self._local_shape(moved, shape))
 
 
 def _schedule(order, start, end, shape, axes, dims) -> list:
@@ -417,10 +439,10 @@ def _validate(global_shape, decomposition, grid, axes, norm, precision, moduli, 
 
 
 def _check_local(x, expected, kinds: str = "fc") -> str | None:
-    if not isinstance(x, np.ndarray):
+    if array_module_name(x) not in ("numpy", "cupy") or not hasattr(x, "dtype"):
         return (
-            f"local arrays must be numpy arrays (got {type(x).__module__}.{type(x).__name__}); "
-            "GPU arrays are not supported by ozfft.distributed yet"
+            "local arrays must be numpy (MPI) or cupy (NCCL) arrays, got "
+            f"{type(x).__module__}.{type(x).__name__}"
         )
     if x.dtype.kind not in kinds or x.dtype == np.longdouble or x.dtype == np.clongdouble:
         want = "float32/64" if kinds == "f" else "float32/64 or complex64/128"
