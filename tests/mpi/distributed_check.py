@@ -3,9 +3,7 @@ rank, bit for bit, and its errors (tests/test_distributed.py launches it)."""
 
 from __future__ import annotations
 
-import sys
-import traceback
-
+import harness  # tests/mpi/harness.py, beside this script
 import numpy as np
 from mpi4py import MPI
 
@@ -125,14 +123,4 @@ def check_errors() -> None:
     )
 
 
-try:
-    check_transforms()
-    check_real_transforms()
-    check_errors()
-except Exception:
-    traceback.print_exc()
-    sys.stdout.flush()
-    comm.Abort(1)
-comm.Barrier()
-if rank == 0:
-    print(f"ok: {size} ranks")
+harness.run(comm, [check_transforms, check_real_transforms, check_errors], f"ok: {size} ranks")

@@ -3,10 +3,8 @@ against single-GPU ozfft on every rank, bit for bit (tests/test_distributed.py).
 
 from __future__ import annotations
 
-import sys
-import traceback
-
 import cupy as cp
+import harness  # tests/mpi/harness.py, beside this script
 import numpy as np
 from mpi4py import MPI
 
@@ -56,12 +54,4 @@ def check() -> None:
             )
 
 
-try:
-    check()
-except Exception:
-    traceback.print_exc()
-    sys.stdout.flush()
-    comm.Abort(1)
-comm.Barrier()
-if rank == 0:
-    print(f"ok: {size} ranks on GPUs")
+harness.run(comm, [check], f"ok: {size} ranks on GPUs")
