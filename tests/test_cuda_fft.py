@@ -238,6 +238,20 @@ def test_fused_executor_errors_name_the_problem(monkeypatch):
     with pytest.raises(ValueError, match="one-pass fixed-point plans of 1 to 3 stages"):
         FixedPassExecutor(get_plan(64, FFTOptions(moduli=16)))
 
+    twiddled = FixedPassExecutor(get_plan(64, FFTOptions()), twiddle=(np.ones(64, np.int64),) * 2)
+    with pytest.raises(ValueError, match="a twiddled four-step pass carries no fixed point"):
+        twiddled.forward_carried(cp.zeros((2, 64), complex), 1)
+    with pytest.raises(ValueError, match="a twiddled four-step pass takes no real input"):
+        twiddled.forward_real(cp.zeros((2, 64)), 1)
+    with pytest.raises(ValueError, match=r"axis 0 of shape \(2, 64\) is not of length 64"):
+        ex.forward_carried(cp.zeros((2, 64), complex), 0)
+    with pytest.raises(ValueError, match=r"axis 0 of shape \(2, 64\) is not of length 64"):
+        ex.forward_real(cp.zeros((2, 64)), 0)
+    with pytest.raises(
+        ValueError, match=r"a transposed pass runs along the last axis of \(\.\.\., rows, n\)"
+    ):
+        twiddled.forward(cp.zeros((3, 2, 64), complex), 2, rows=4, transposed=True)
+
     def no_memory(*args, **kwargs):
         raise cp.cuda.memory.OutOfMemoryError(1 << 40, 0, 0)
 
@@ -245,3 +259,8 @@ def test_fused_executor_errors_name_the_problem(monkeypatch):
     x = cp.ones((4, 64), complex)
     with pytest.raises(ozfft.DeviceMemoryError, match=r"an FFT pass output needs 4096 bytes"):
         ex.forward(x, 1)
+    monkeypatch.setattr(cp, "empty", no_memory)
+    with pytest.raises(
+        ozfft.DeviceMemoryError, match=r"a real-input FFT pass output needs 2112 bytes"
+    ):
+        ex.forward_real(cp.ones((4, 64)), 1)

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import itertools
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -74,3 +75,42 @@ def test_distributed_gpu_fft_matches_single_gpu():
     )
     assert proc.returncode == 0, proc.stdout[-4000:] + proc.stderr[-4000:]
     assert f"ok: {gpus} ranks on GPUs" in proc.stdout
+
+
+def test_plan_argument_errors_name_the_problem():
+    """Bad arguments raise on the calling rank before any exchange (one rank here)."""
+    from mpi4py import MPI
+
+    from ozfft.distributed import Plan
+
+    comm = MPI.COMM_SELF
+    cases = [
+        (((8, "a"),), {}, TypeError, "global_shape must be a sequence of ints"),
+        (((8,),), {}, ValueError, "at least 2 axes of length >= 1"),
+        (((8, 0, 4),), {}, ValueError, "at least 2 axes of length >= 1"),
+        (((8, 8),), {"axes": (0, 0)}, ValueError, "axes must be distinct axes of a 2-d array"),
+        (((8, 8),), {"axes": (0, 5)}, ValueError, "axes must be distinct axes of a 2-d array"),
+        (((8, 8),), {"axes": (1,)}, ValueError, "at least 2 transformed axes"),
+        (((8, 8),), {"grid": (2,)}, ValueError, "a slab grid is the 1 ranks in one dimension"),
+        (((8, 8),), {"norm": "bad"}, ValueError, "Invalid norm value 'bad'"),
+    ]
+    for args, kwargs, error, words in cases:
+        with pytest.raises(error, match=re.escape(words)):
+            Plan(*args, comm, **kwargs)
+    plan = Plan((4, 6), comm)
+    with pytest.raises(ValueError, match="must be numpy \\(MPI\\) or cupy \\(NCCL\\) arrays"):
+        plan.forward([[1.0] * 6] * 4)
+
+
+def test_exchange_limits_and_layout_errors():
+    from ozfft.distributed.exchange import _byte_layout, raise_problems
+    from ozfft.distributed.plan import _schedule
+
+    with pytest.raises(ValueError, match=r"exceeds MPI's 2\*\*31 - 1 byte count; use more ranks"):
+        _byte_layout([2**31])
+    assert _byte_layout([2**31], None) == ([2**31], [0])  # NCCL counts have no such limit
+    with pytest.raises(ValueError, match="rank 1: bad; rank 3: worse"):
+        raise_problems([None, "bad", None, "worse"])
+    # a 2-way split of axis 0 with nowhere to go: every other axis is shorter than 2
+    with pytest.raises(ValueError, match=r"no axis can take the 2-way split off axis 0"):
+        _schedule([1, 0], (0,), None, (4, 1), (0, 1), (2,))

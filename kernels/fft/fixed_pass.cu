@@ -222,7 +222,7 @@ __device__ __forceinline__ void fx_mma(int (&c)[4], const int4 &a, unsigned b0, 
 
 // m16n8k16: the first k half of the m16n8k32 fragments (A registers a0, a1; B register b0)
 template <bool TOP>
-__device__ __forceinline__ void fx_mma16(int (&c)[4], const int2 &a, unsigned b0) {
+__device__ __forceinline__ void fx_mma(int (&c)[4], const int2 &a, unsigned b0, unsigned) {
     if (TOP) {
         asm(
             "mma.sync.aligned.m16n8k16.row.col.s32.s8.s8.s32 "
@@ -238,20 +238,10 @@ __device__ __forceinline__ void fx_mma16(int (&c)[4], const int2 &a, unsigned b0
     }
 }
 
-template <bool TOP>
-__device__ __forceinline__ void fx_mma16_acc(int (&acc)[4][FX_NDIAG], int d, const int2 &a,
-                                             unsigned b0) {
-    int c[4] = {acc[0][d], acc[1][d], acc[2][d], acc[3][d]};
-    fx_mma16<TOP>(c, a, b0);
-    acc[0][d] = c[0];
-    acc[1][d] = c[1];
-    acc[2][d] = c[2];
-    acc[3][d] = c[3];
-}
-
-// acc[q][d] += A B for the four accumulator registers q of diagonal d
-template <bool TOP>
-__device__ __forceinline__ void fx_mma_acc(int (&acc)[4][FX_NDIAG], int d, const int4 &a,
+// acc[q][d] += A B for the four accumulator registers q of diagonal d (Frag: int2 for
+// m16n8k16, int4 for m16n8k32)
+template <bool TOP, typename Frag>
+__device__ __forceinline__ void fx_mma_acc(int (&acc)[4][FX_NDIAG], int d, const Frag &a,
                                            unsigned b0, unsigned b1) {
     int c[4] = {acc[0][d], acc[1][d], acc[2][d], acc[3][d]};
     fx_mma<TOP>(c, a, b0, b1);
@@ -259,6 +249,24 @@ __device__ __forceinline__ void fx_mma_acc(int (&acc)[4][FX_NDIAG], int d, const
     acc[1][d] = c[1];
     acc[2][d] = c[2];
     acc[3][d] = c[3];
+}
+
+// Every digit pair (c, a) with c + a >= D of one k chunk: acc[d - D] += W_c X_a, the
+// top data digit (a = FX_DX - 1) signed
+template <typename Frag, int KC>
+__device__ __forceinline__ void fx_digit_products(int (&acc)[4][FX_NDIAG], const Frag (&af)[FX_DW],
+                                                  const unsigned (&bw)[FX_DX][KC][2], int kc) {
+#pragma unroll
+    for (int c = 0; c < FX_DW; ++c) {
+#pragma unroll
+        for (int a = 0; a < FX_DX; ++a) {
+            if (a + c < FX_D) continue;
+            if (a == FX_DX - 1)
+                fx_mma_acc<true>(acc, a + c - FX_D, af[c], bw[a][kc][0], bw[a][kc][1]);
+            else
+                fx_mma_acc<false>(acc, a + c - FX_D, af[c], bw[a][kc][0], bw[a][kc][1]);
+        }
+    }
 }
 
 // floor((sum_{d >= D} 256^(d - D) acc_d + 2^(hp - 1)) / 2^hp), exact (|z| < 2^63): the four
@@ -408,17 +416,7 @@ __device__ void fx_stage(i64 *xs, const int4 *__restrict__ frag, u64 *or_in, u64
 #pragma unroll
                 for (int c = 0; c < FX_DW; ++c)
                     af[c] = reinterpret_cast<const int2 *>(frag)[2 * ((g * MT + mt) * FX_DW + c) * 32 + 2 * lane];
-#pragma unroll
-                for (int c = 0; c < FX_DW; ++c) {
-#pragma unroll
-                    for (int a = 0; a < FX_DX; ++a) {
-                        if (a + c < FX_D) continue;
-                        if (a == FX_DX - 1)
-                            fx_mma16_acc<true>(acc, a + c - FX_D, af[c], bw[a][0][0]);
-                        else
-                            fx_mma16_acc<false>(acc, a + c - FX_D, af[c], bw[a][0][0]);
-                    }
-                }
+                fx_digit_products(acc, af, bw, 0);
             } else {
 #pragma unroll
                 for (int kc = 0; kc < KC; ++kc) {
@@ -426,19 +424,7 @@ __device__ void fx_stage(i64 *xs, const int4 *__restrict__ frag, u64 *or_in, u64
 #pragma unroll
                     for (int c = 0; c < FX_DW; ++c)
                         af[c] = frag[(((g * MT + mt) * KC + kc) * FX_DW + c) * 32 + lane];
-#pragma unroll
-                    for (int c = 0; c < FX_DW; ++c) {
-#pragma unroll
-                        for (int a = 0; a < FX_DX; ++a) {
-                            if (a + c < FX_D) continue;
-                            if (a == FX_DX - 1)
-                                fx_mma_acc<true>(acc, a + c - FX_D, af[c], bw[a][kc][0],
-                                                 bw[a][kc][1]);
-                            else
-                                fx_mma_acc<false>(acc, a + c - FX_D, af[c], bw[a][kc][0],
-                                                  bw[a][kc][1]);
-                        }
-                    }
+                    fx_digit_products(acc, af, bw, kc);
                 }
             }
             // epilogue: c0 (row gid, col 2 tig), c1 (gid, 2 tig + 1), c2/c3 rows + 8
@@ -465,6 +451,23 @@ __device__ void fx_stage(i64 *xs, const int4 *__restrict__ frag, u64 *or_in, u64
             v |= __shfl_xor_sync(0xffffffffu, v, 16);
             if (gid == 0 && v) atomicOr(&or_out[2 * tig + c], v);
         }
+    }
+}
+
+// Per line, the largest key of the warp's lanes into target[line] (atomicMax): lanes of one
+// line are contiguous (contig, FX_N a multiple of 32: one REDUX per warp) or 8 apart
+// (strided: two shuffles); lanes past the block's elements carry a neutral key.
+template <typename T>
+__device__ __forceinline__ void fx_line_max(T key, int line, T *target, bool contig) {
+    if (contig && FX_N % 32 == 0) {
+        key = __reduce_max_sync(0xffffffffu, key);
+        if ((threadIdx.x & 31) == 0 && line < FX_LINES) atomicMax(&target[line], key);
+    } else if (!contig) {
+        key = max(key, __shfl_xor_sync(0xffffffffu, key, 8));
+        key = max(key, __shfl_xor_sync(0xffffffffu, key, 16));
+        if ((threadIdx.x & 31) < 8) atomicMax(&target[line], key);
+    } else if (line < FX_LINES) {
+        atomicMax(&target[line], key);
     }
 }
 
@@ -516,20 +519,9 @@ __device__ __forceinline__ void fx_load(const ulonglong2 *__restrict__ in, i64 *
             fx_line_pos(idx, CONTIG ? 1 : inner, line, j);
             if (WHOLE || idx < FX_LINES * FX_N)
                 *reinterpret_cast<ulonglong2 *>(xs + line * FX_LS + 2 * j) = v[u];
-            unsigned key = max((unsigned)(v[u].x >> 32) & 0x7fffffffu,
-                               (unsigned)(v[u].y >> 32) & 0x7fffffffu);
-            // one atomic per line and warp: lanes of one line are contiguous (CONTIG, FX_N a
-            // multiple of 32) or 8 apart (strided)
-            if (CONTIG && FX_N % 32 == 0) {
-                key = __reduce_max_sync(0xffffffffu, key);
-                if ((threadIdx.x & 31) == 0) atomicMax(&line_key[line], key);
-            } else if (!CONTIG) {
-                key = max(key, __shfl_xor_sync(0xffffffffu, key, 8));
-                key = max(key, __shfl_xor_sync(0xffffffffu, key, 16));
-                if ((threadIdx.x & 31) < 8) atomicMax(&line_key[line], key);
-            } else if (key) {
-                atomicMax(&line_key[line], key);
-            }
+            const unsigned key = max((unsigned)(v[u].x >> 32) & 0x7fffffffu,
+                                     (unsigned)(v[u].y >> 32) & 0x7fffffffu);
+            fx_line_max(key, line, line_key, CONTIG);
         }
     }
 }
@@ -571,16 +563,7 @@ __device__ __forceinline__ void fx_load_carried(const ulonglong2 *__restrict__ i
                 const u64 m = (u64)(zr < 0 ? -zr : zr) | (u64)(zi < 0 ? -zi : zi);
                 if (m) key = fx_bitlen(m) + e[u];
             }
-            if (inner == 1 && FX_N % 32 == 0) {
-                key = __reduce_max_sync(0xffffffffu, key);
-                if ((threadIdx.x & 31) == 0 && key != FX_INT_MIN) atomicMax(&line_exp[line], key);
-            } else if (inner != 1) {
-                key = max(key, __shfl_xor_sync(0xffffffffu, key, 8));
-                key = max(key, __shfl_xor_sync(0xffffffffu, key, 16));
-                if ((threadIdx.x & 31) < 8 && key != FX_INT_MIN) atomicMax(&line_exp[line], key);
-            } else if (key != FX_INT_MIN) {
-                atomicMax(&line_exp[line], key);
-            }
+            fx_line_max(key, line, line_exp, inner == 1);
         }
     }
 }

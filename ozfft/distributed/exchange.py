@@ -3,8 +3,8 @@ arrays through NCCL.
 
 :func:`redistribute` moves a block from a layout split along one axis to a layout split
 along another (one all-to-all), :func:`allgather_along` assembles a split array on every
-rank, and :func:`agree` turns a problem found on any rank into the same error on every
-rank, so that a bad call never leaves ranks waiting in an exchange. Buffers travel as
+rank, and :func:`raise_problems` turns the problems the ranks gathered into the same error on
+every rank, so that a bad call never leaves ranks waiting in an exchange. Buffers travel as
 bytes, so int64 fixed-point parts and complex128 values use the same code. A
 :class:`Transport` is one communicator's way of moving bytes: ``Alltoallv`` /
 ``Allgatherv`` of mpi4py for host arrays, grouped NCCL sends and receives for device
@@ -20,7 +20,14 @@ import numpy as np
 
 from .layout import block_range, local_shape
 
-__all__ = ["MpiTransport", "NcclTransport", "Transport", "agree", "allgather_along", "redistribute"]
+__all__ = [
+    "MpiTransport",
+    "NcclTransport",
+    "Transport",
+    "allgather_along",
+    "raise_problems",
+    "redistribute",
+]
 
 #: MPI counts are C ints: the bytes one rank sends another must stay below this
 _MAX_MESSAGE = 2**31 - 1
@@ -173,10 +180,9 @@ def allgather_along(transport: Transport, local, axis: int, length: int):
     return xp.moveaxis(whole, 0, axis)
 
 
-def agree(comm: Any, problem: str | None, error: type[Exception] = ValueError) -> None:
-    """Raise ``error`` on every rank if any rank found a problem (``problem`` is that
-    rank's description, None where all is well)."""
-    problems = comm.allgather(problem)
+def raise_problems(problems: list, error: type[Exception] = ValueError) -> None:
+    """Raise ``error`` naming every rank's problem (the gathered ``problems``, None where
+    a rank found none), if there is any."""
     found = [f"rank {r}: {p}" for r, p in enumerate(problems) if p is not None]
     if found:
         raise error("; ".join(found))

@@ -18,6 +18,7 @@ bitwise equal for any rank count and grid (docs/distributed.md).
 
 from __future__ import annotations
 
+import importlib
 import operator
 from typing import Any
 
@@ -26,10 +27,16 @@ import numpy as np
 from ..engines.select import array_module_name, cuda_engine, numpy_engine
 from ..errors import NonFiniteInputError
 from ..fourier.cache import get_executor, get_plan
-from ..fourier.runs import axis_runs, carry_axis, normalize, run_passes
+from ..fourier.runs import axis_runs, carry_axis, hermitian_extension, normalize, run_passes
 from ..options import FFTOptions
 from ..ozaki.fixed_point import Carried
-from .exchange import MpiTransport, NcclTransport, agree, allgather_along, redistribute
+from .exchange import (
+    MpiTransport,
+    NcclTransport,
+    allgather_along,
+    raise_problems,
+    redistribute,
+)
 from .layout import block_range
 
 __all__ = ["Plan", "fftn", "ifftn"]
@@ -79,15 +86,18 @@ class Plan:
         self.comm = _default_comm() if comm is None else comm
         size, rank = self.comm.Get_size(), self.comm.Get_rank()
         spec = (tuple(global_shape), decomposition, grid, axes, real, norm, precision, moduli)
-        problem = None
+        problem, kind = None, ValueError
         try:
             shape, axes, norm, options, dims = _validate(
                 global_shape, decomposition, grid, axes, norm, precision, moduli, size
             )
         except (TypeError, ValueError) as exc:
-            problem, shape, axes, norm, options, dims = str(exc), (), (), "backward", None, ()
-        agree(self.comm, problem)
-        specs = self.comm.allgather(repr(spec))
+            problem, kind = str(exc), type(exc)
+        # one exchange: every rank's problem (a TypeError where any rank has one) and spec
+        found = self.comm.allgather((problem, kind is TypeError, repr(spec)))
+        typed = any(t for _, t, _ in found)
+        raise_problems([p for p, _, _ in found], TypeError if typed else ValueError)
+        specs = [sp for _, _, sp in found]
         if len(set(specs)) > 1:
             raise ValueError(
                 "the ranks built the plan with different arguments: "
@@ -176,18 +186,21 @@ class Plan:
     # -- the passes ------------------------------------------------------------------
     def _checked(self, x, expected, kinds: str):
         """``x`` after the collective checks (array kind, shape, dtype, finite on every
-        rank); selects the context (array module, engine, transports) of its kind."""
+        rank, in one exchange); selects the context (array module, engine, transports)
+        of its kind."""
         kind = array_module_name(x)
-        agree(self.comm, _check_local(x, expected, kinds))
-        found = self.comm.allgather(kind)
-        if len(set(found)) > 1:
-            raise ValueError(f"the ranks passed arrays of different kinds: {found}")
+        problem, bad = _check_local(x, expected, kinds), 0
+        if problem is None:
+            xp = np if kind == "numpy" else importlib.import_module(kind)
+            bad = int((~xp.isfinite(x)).sum())
+        found = self.comm.allgather((problem, kind, bad))
+        raise_problems([p for p, _, _ in found])
+        kinds_found = [k for _, k, _ in found]
+        if len(set(kinds_found)) > 1:
+            raise ValueError(f"the ranks passed arrays of different kinds: {kinds_found}")
+        if any(b for _, _, b in found):
+            raise NonFiniteInputError("x", sum(b for _, _, b in found), "NaN or Inf")
         self._xp, self._engine, self._tx = self._context(kind)
-        xp = self._xp
-        bad = 0 if bool(xp.isfinite(x).all()) else int((~xp.isfinite(x)).sum())
-        counts = self.comm.allgather(bad)
-        if any(counts):
-            raise NonFiniteInputError("x", sum(counts), "NaN or Inf")
         return x
 
     def _context(self, kind: str):
@@ -297,13 +310,7 @@ class Plan:
             z = self._run(z, None, [inner[i] for i in run], True, moves, split, half)
         z, _ = self._moves(z, None, split, next(moves), half)
         n = full[last]
-        moved = xp.moveaxis(z, last, -1)
-        ext = xp.zeros((*moved.shape[:-1], n), np.complex128)
-        ext[..., : n // 2 + 1] = moved
-        tail = (n - 1) // 2  # entries n-1 .. n//2+1 mirrored from 1 .. (n-1)//2
-        if tail:
-            ext[..., n - tail :] = xp.conj(moved[..., 1 : tail + 1][..., ::-1])
-        ext = xp.ascontiguousarray(xp.moveaxis(ext, -1, last))
+        ext = xp.ascontiguousarray(hermitian_extension(xp, z, n, last))
         xp.conj(ext, out=ext)
         if n > 1 and ext.size:
             ext = get_executor(engine, get_plan(n, options)).forward(ext, last, overwrite=True)

@@ -35,7 +35,7 @@ from ..errors import NonFiniteInputError, UnsupportedDTypeError
 from ..options import FFTOptions
 from ..ozaki.bounds import DEFAULT_FFT_MODULI
 from .cache import get_executor, get_plan
-from .runs import axis_runs, carry_axis, normalize, run_passes
+from .runs import axis_runs, carry_axis, hermitian_extension, normalize, run_passes
 
 __all__ = [
     "DEFAULT_FFT_MODULI",
@@ -634,14 +634,7 @@ def _c2r(x, s, axes, norm, workers, plan, precision, moduli, out, one_d_n=None, 
     if n < 1:
         raise _bad_length(n)
     last = axes[-1]
-    half = _resize(xp, y, n // 2 + 1, last)
-    moved = xp.moveaxis(half, last, -1)
-    full = xp.zeros((*moved.shape[:-1], n), np.complex128)
-    full[..., : n // 2 + 1] = moved
-    tail = (n - 1) // 2  # mirrored entries n-1 .. n//2+1 from 1 .. (n-1)//2
-    if tail:
-        full[..., n - tail :] = xp.conj(moved[..., 1 : tail + 1][..., ::-1])
-    full = xp.moveaxis(full, -1, last)
+    full = hermitian_extension(xp, _resize(xp, y, n // 2 + 1, last), n, last)
     z = _c2c_axis(engine, full, n, last, norm, True, options, True)
     check()
     return _deliver(z.real.astype(out_dtype), out)

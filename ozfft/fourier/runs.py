@@ -15,10 +15,20 @@ import math
 import operator
 from typing import Any
 
+import numpy as np
+
 from ..options import FFTOptions
 from .cache import get_executor, get_plan
 
-__all__ = ["axis_runs", "carries", "carry_axis", "divide", "normalize", "run_passes"]
+__all__ = [
+    "axis_runs",
+    "carries",
+    "carry_axis",
+    "divide",
+    "hermitian_extension",
+    "normalize",
+    "run_passes",
+]
 
 
 def carries(plan: Any) -> bool:
@@ -92,3 +102,16 @@ def divide(y, d: float) -> None:
     bits on numpy and cupy (their complex-by-real division algorithms differ)."""
     y.real /= d
     y.imag /= d
+
+
+def hermitian_extension(xp, half, n: int, axis: int):
+    """The full length-``n`` spectrum along ``axis`` of a real signal from its first
+    ``n // 2 + 1`` values ``half`` (entries ``n - 1 .. n // 2 + 1`` the conjugates of
+    ``1 .. (n - 1) // 2``): what an inverse real transform runs its last complex pass on."""
+    moved = xp.moveaxis(half, axis, -1)
+    full = xp.zeros((*moved.shape[:-1], n), np.complex128)
+    full[..., : n // 2 + 1] = moved
+    tail = (n - 1) // 2
+    if tail:
+        full[..., n - tail :] = xp.conj(moved[..., 1 : tail + 1][..., ::-1])
+    return xp.moveaxis(full, -1, axis)

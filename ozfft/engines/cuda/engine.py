@@ -344,10 +344,7 @@ class CudaEngine(Engine):
         """
         itemsize = np.dtype(out_dtype).itemsize
         if block_budget is None:
-            block_budget = self._free_bytes() // 2 - batch * m * n * itemsize
-            limit = config.workspace_limit()
-            if limit is not None:
-                block_budget = min(block_budget, limit)
+            block_budget = self._block_budget(batch, m, n, out_dtype)
         return plan_workspace(
             batch,
             m,
@@ -459,11 +456,15 @@ class CudaEngine(Engine):
         block, no k-blocking) whose INT32 planes for every item fit the workspace budget."""
         if batch < 2 or kblocked or ws.col_block != n:
             return False
+        budget = self._block_budget(batch, m, n, out_dtype)
+        return batch * count * products * m * ws.ldc * 4 <= budget
+
+    def _block_budget(self, batch: int, m: int, n: int, out_dtype: Any) -> int:
+        """Bytes for INT32 Phase-A planes: half the free device memory less the output,
+        capped by ``OZFFT_WORKSPACE``."""
         budget = self._free_bytes() // 2 - batch * m * n * np.dtype(out_dtype).itemsize
         limit = config.workspace_limit()
-        if limit is not None:
-            budget = min(budget, limit)
-        return batch * count * products * m * ws.ldc * 4 <= budget
+        return budget if limit is None else min(budget, limit)
 
     def _stacked_product(self, pa, pb, sa, sb, out, count, pairs, reconstruct, is_complex, ws):
         """Phase A of every item as ``count x products`` strided-batched INT8 GEMMs over
