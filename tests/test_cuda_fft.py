@@ -59,6 +59,37 @@ def test_gpu_non_finite():
         ozfft.fft(d)
 
 
+NON_FINITE_CALLS = {
+    # the first pass raises the device flag: one-pass (contiguous and strided axis, a
+    # partial block of lines), carried runs, real input, four-step
+    "fft": (lambda d: ozfft.fft(d), (9, 64)),
+    "fft strided": (lambda d: ozfft.fft(d, axis=0), (64, 9)),
+    "fftn": (lambda d: ozfft.fftn(d), (8, 12, 16)),
+    "ifftn": (lambda d: ozfft.ifftn(d), (8, 12, 16)),
+    "rfftn": (lambda d: ozfft.rfftn(d.real), (8, 12, 16)),
+    "four-step": (lambda d: ozfft.fft(d), (2, 4096)),
+    # no flag: isfinite when the call ends (a cropped input, the Ozaki-II scheme, c2r)
+    "cropped": (lambda d: ozfft.fft(d, n=40), (3, 64)),
+    "moduli": (lambda d: ozfft.fft(d, moduli=8), (3, 64)),
+    "irfft": (lambda d: ozfft.irfft(d), (3, 33)),
+}
+
+
+@pytest.mark.parametrize("call", sorted(NON_FINITE_CALLS))
+@pytest.mark.parametrize("value", [np.nan, -np.inf])
+def test_gpu_non_finite_every_path(call, value, rng):
+    f, shape = NON_FINITE_CALLS[call]
+    x = rng.standard_normal(shape) + 1j * rng.standard_normal(shape)
+    flat = x.reshape(-1)
+    position = 7 if call != "cropped" else 5  # inside what the transform reads
+    flat[position] = complex(value, 0.0)  # the real part: rfftn reads only that
+    kind = "NaN" if np.isnan(value) else "Inf"
+    with pytest.raises(ozfft.NonFiniteInputError, match=rf"contains 1 non-finite.*{kind}"):
+        f(cp.asarray(x))
+    flat[position] = 1.0  # the flag is per call: the same path on finite data runs
+    np.testing.assert_array_equal(cp.asnumpy(f(cp.asarray(x))), f(x))
+
+
 # -- the fused fixed-point pass (engines/cuda/fft.py, kernels/fft/fixed_pass.cu) --------
 
 FIXED_LENGTHS = [2, 3, 5, 8, 12, 16, 30, 31, 48, 64, 100, 128, 210, 256, 343, 512, 1000, 1024]
@@ -199,6 +230,35 @@ def test_four_step_bitwise(n, rng):
     np.testing.assert_array_equal(cp.asnumpy(got), ozfft.fft(col, axis=0))
 
 
+@pytest.mark.parametrize(
+    "shape, axis",
+    [((4096, 5), 0), ((2, 2048, 3), 1), ((3, 5120, 2), 1), ((2, 1 << 16, 2), 1)],
+)
+@pytest.mark.parametrize("order", ["C", "F"])
+def test_four_step_strided_axis_bitwise(shape, axis, order, rng):
+    """The four-step passes run along a strided axis in place of a transposed copy (the
+    twiddled row pass's k_a from the line's outer index, its output transposed back)."""
+    x = rng.standard_normal(shape) + 1j * rng.standard_normal(shape)
+    x = np.asarray(x, order=order)
+    d = cp.asarray(x, order=order)
+    np.testing.assert_array_equal(cp.asnumpy(ozfft.fft(d, axis=axis)), ozfft.fft(x, axis=axis))
+    np.testing.assert_array_equal(
+        cp.asnumpy(ozfft.ifft(d, axis=axis, norm="ortho")), ozfft.ifft(x, axis=axis, norm="ortho")
+    )
+
+
+def test_three_pass_four_step_bitwise(rng):
+    """A length of three passes (2**21 = (128 * 128) * 128): the inner four-step runs
+    down a strided axis of the outer one's view."""
+    from ozfft.fourier.cache import get_plan
+    from ozfft.options import FFTOptions
+
+    n = 1 << 21
+    assert get_plan(n, FFTOptions()).pass_count == 3
+    x = rng.standard_normal(n) + 1j * rng.standard_normal(n)
+    np.testing.assert_array_equal(cp.asnumpy(ozfft.fft(cp.asarray(x))), ozfft.fft(x))
+
+
 @pytest.mark.parametrize("n", [97, 1042, 4099])
 def test_bluestein_with_fixed_inner_bitwise(n, rng):
     x, d = _pair(rng, (2, n))
@@ -248,7 +308,7 @@ def test_fused_executor_errors_name_the_problem(monkeypatch):
     with pytest.raises(ValueError, match=r"axis 0 of shape \(2, 64\) is not of length 64"):
         ex.forward_real(cp.zeros((2, 64)), 0)
     with pytest.raises(
-        ValueError, match=r"a transposed pass runs along the last axis of \(\.\.\., rows, n\)"
+        ValueError, match="a transposed pass runs along the axis after one of length rows"
     ):
         twiddled.forward(cp.zeros((3, 2, 64), complex), 2, rows=4, transposed=True)
 

@@ -127,6 +127,51 @@ def test_non_finite_input(bad, kind):
         ozfft.fftn(x)
 
 
+class _DeviceFlag(np.ndarray):
+    def get(self):  # a device array's copy to the host
+        return np.asarray(self)
+
+
+class _FakeDevice:
+    """A device namespace over numpy (not numpy itself: InputCheck defers its test)."""
+
+    int32 = np.int32
+    isfinite, isnan, isinf = np.isfinite, np.isnan, np.isinf
+
+    @staticmethod
+    def zeros(n, dtype):
+        return np.zeros(n, dtype).view(_DeviceFlag)
+
+
+class _Checking:
+    checks_input = True
+
+
+def test_input_check_defers_and_hands_the_flag_once():
+    from ozfft.fourier.input_check import InputCheck
+
+    x = np.ones((2, 8))
+    check = InputCheck(_FakeDevice, x)
+    assert check.flag(object(), x.shape) is None  # no checks_input: falls back to isfinite
+    assert check.flag(_Checking(), x.shape) is None  # not the first pass any more
+    x[1, 3] = np.nan
+    with pytest.raises(ozfft.NonFiniteInputError, match=r"contains 1 .*NaN"):
+        check()
+    check()  # one test per call
+
+    check = InputCheck(_FakeDevice, x)
+    flag = check.flag(_Checking(), x.shape)
+    assert flag is not None and flag[0] == 0
+    check()  # the pass found nothing (flag 0): no isfinite of its own
+    flag = InputCheck(_FakeDevice, x).flag(_Checking(), (2, 4))
+    assert flag is None  # a cropped input is not all of x
+    check = InputCheck(_FakeDevice, np.ones(4))
+    check.flag(_Checking(), (4,))[0] = 1  # the pass saw NaN or Inf: the details from x
+    with pytest.raises(ozfft.NonFiniteInputError, match=r"contains 0 non-finite"):
+        check()
+    assert InputCheck(_FakeDevice, np.arange(4)).flag(_Checking(), (4,)) is None  # integers
+
+
 def test_errors_like_numpy():
     x = np.ones((4, 4))
     with pytest.raises(ValueError, match="Shape and axes have different lengths"):
@@ -152,14 +197,14 @@ def test_plan_too_large_states_bytes(moduli, monkeypatch):
     """Both schemes estimate before building: the four-step fixed-point plan of 4096
     (twiddle table and sub-plans) and the Ozaki-II stage plan (``moduli=16``)."""
     ozfft.clear_plan_cache()
-    monkeypatch.setenv("OZFFT_PLAN_MEMORY", "100000")
+    monkeypatch.setenv("OZFFT_PLAN_MEMORY", "50000")
     with pytest.raises(ozfft.PlanMemoryError, match=r"length 4096 needs \d+ bytes") as info:
         ozfft.fft(np.ones(4096), moduli=moduli)
     if moduli is None:
         assert info.value.needed_bytes == estimate_fixed_plan_bytes(4096)
     else:
         assert info.value.needed_bytes == estimate_stage_plan_bytes(4096, moduli)
-    assert info.value.needed_bytes > 100000
+    assert info.value.needed_bytes > 50000
     assert isinstance(info.value, MemoryError)
     assert ozfft.plan_cache_info()["size"] == 0
 

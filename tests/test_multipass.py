@@ -179,12 +179,16 @@ def test_twiddle_product_is_exact(precision, rng):
 
 
 def test_split_choice():
+    # the fewest passes, then the shortest longest pass, then the largest row pass
     assert four_step_split(2**20) == (1024, 1024)
-    assert four_step_split(2**24) == (16384, 1024)
-    assert four_step_split(16384) == (16, 1024)
-    assert four_step_split(2048) == (2, 1024)
-    assert four_step_split(12 * 1024) == (12, 1024)
+    assert four_step_split(2**24) == (65536, 256)
+    assert four_step_split(65536) == (256, 256)
+    assert four_step_split(2**18) == (512, 512)
+    assert four_step_split(16384) == (128, 128)
+    assert four_step_split(2048) == (32, 64)
+    assert four_step_split(12 * 1024) == (96, 128)
     assert four_step_split(10**6) == (1000, 1000)
+    assert four_step_split(2**26) == (131072, 512)  # three passes of at most 512
     assert four_step_split(1024) is None  # one pass
     assert four_step_split(2 * 67) is None  # Bluestein
     assert four_step_split(2 * MAX_MULTIPASS) is None
@@ -196,16 +200,24 @@ def test_split_choice():
 
 
 @functools.cache
-def _fewest_passes(n: int, max_pass: int) -> int:
-    """Brute force: the fewest passes of any chain of splits into one-pass lengths."""
-    if n <= max_pass:
-        return 1
-    options = [_fewest_passes(n // d, max_pass) for d in range(2, max_pass + 1) if n % d == 0]
-    return 1 + min(options, default=10**9)
+def _chains(n: int, max_pass: int) -> frozenset[tuple[int, ...]]:
+    """Brute force: every chain of one-pass lengths (each in 2..max_pass) whose product is
+    ``n``, as sorted tuples."""
+    found = {(n,)} if 2 <= n <= max_pass else set()
+    for d in range(2, max_pass + 1):
+        if n % d == 0 and n > d:
+            found |= {tuple(sorted((*c, d))) for c in _chains(n // d, max_pass)}
+    return frozenset(found)
+
+
+def _best_chain(n: int, max_pass: int) -> tuple[int, int]:
+    """(passes, longest pass) of the best chain: the fewest passes, then the shortest
+    longest pass."""
+    return min((len(c), max(c)) for c in _chains(n, max_pass))
 
 
 @pytest.mark.parametrize("max_pass", [16, 1024])
-def test_split_has_fewest_passes_then_largest_row(max_pass, monkeypatch):
+def test_split_has_fewest_passes_then_balanced_then_largest_row(max_pass, monkeypatch):
     monkeypatch.setattr(plan_module, "MAX_PASS", max_pass)
     lengths = [17 * 2, 100, 210, 256, 1000, 1024, 4096, 3 * 5 * 7 * 11 * 13, 2**12 * 3**3]
     lengths += [1023 * 1025, 64 * 63 * 62, 2**20, 2**21 * 3]
@@ -220,13 +232,14 @@ def test_split_has_fewest_passes_then_largest_row(max_pass, monkeypatch):
             continue
         n_a, n_b = four_step_split(n)
         assert n_a * n_b == n and 2 <= n_b <= max_pass
-        fewest = _fewest_passes(n, max_pass)
-        assert 1 + _fewest_passes(n_a, max_pass) == fewest, n
-        better = [
-            d
-            for d in range(n_b + 1, max_pass + 1)
-            if n % d == 0 and 1 + _fewest_passes(n // d, max_pass) == fewest
-        ]
+        best = _best_chain(n, max_pass)
+
+        def with_row(d, n=n):  # the best chain that ends in a row pass of d
+            passes, longest = _best_chain(n // d, max_pass)
+            return (passes + 1, max(longest, d))
+
+        assert with_row(n_b) == best, n
+        better = [d for d in range(n_b + 1, max_pass + 1) if n % d == 0 and with_row(d) == best]
         assert not better, (n, n_b, better)
 
 
@@ -234,9 +247,9 @@ def test_four_step_plan_fields(fresh_plans):
     plan = get_plan(4096, FFTOptions())
     steps = plan.four_step
     assert plan.scheme == "fixed" and plan.stages == () and plan.bluestein is None
-    assert (steps.n, steps.n_a, steps.n_b) == (4096, 4, 1024)
-    assert steps.inner_b is get_plan(1024, FFTOptions())  # shared with the cache
-    assert steps.inner_a.n == 4 and steps.inner_b.four_step is None
+    assert (steps.n, steps.n_a, steps.n_b) == (4096, 64, 64)
+    assert steps.inner_b is get_plan(64, FFTOptions())  # shared with the cache
+    assert steps.inner_a is steps.inner_b and steps.inner_b.four_step is None
     assert steps.twiddle_bits == FORMATS["fp64"].matrix_bits
     assert steps.twiddle_re is fixed_roots(4096, steps.twiddle_bits)[0]
     assert plan.pass_count == 2
@@ -283,9 +296,9 @@ def test_forced_split_equals_reference(max_pass, n, precision, monkeypatch, fres
     _check_bitwise(n, precision, rng)
 
 
-@pytest.mark.parametrize("n", [2048, 3 * 1024])
-def test_two_pass_equals_reference(n, fresh_plans, rng):
-    assert get_plan(n, FFTOptions()).four_step.n_b == 1024
+@pytest.mark.parametrize("n, n_b", [(2048, 64), (3 * 1024, 64), (5 * 1024, 80)])
+def test_two_pass_equals_reference(n, n_b, fresh_plans, rng):
+    assert get_plan(n, FFTOptions()).four_step.n_b == n_b
     _check_bitwise(n, "fp64", rng)
 
 

@@ -17,10 +17,12 @@
 //
 // Macros (from ozfft/engines/cuda/fft.py): FX_N, FX_STAGES, FX_R1..FX_R3, FX_DX, FX_DW,
 // FX_T, FX_D (first diagonal), FX_WARPS, FX_MIN_BLOCKS (occupancy hint), FX_TWIDDLE (1: the
-// second pass of a four-step plan, which multiplies row k_a's element j by the exact
-// fixed-point root t[k_a j] at entry: ozfft/fourier/fixed.py, "multi-pass"), FX_CARRY_IN /
+// second pass of a four-step plan over (outer, n_a, FX_N, inner) arrays, which multiplies
+// row k_a's element j by the exact fixed-point root t[k_a j] at entry: ozfft/fourier/fixed.py,
+// "multi-pass"; k_a = (line / inner) mod n_a), FX_CARRY_IN /
 // FX_CARRY_OUT (carried fixed point in / out: ozfft/ozaki/fixed_point.py, "Carried fixed
 // point"), FX_REAL_IN (float64 reals in, imaginary parts 0).
+// A float64 pass sets *nonfinite when a line it reads holds NaN or Inf.
 
 #ifndef FX_R2
 #define FX_R2 1
@@ -600,7 +602,7 @@ extern "C" __global__ void __launch_bounds__(FX_THREADS, FX_MIN_BLOCKS)
                       const longlong2 *__restrict__ twiddle, long long tw_rows,
                       const int *__restrict__ exps_in, int p_mode, long long p_n,
                       long long p_lo, long long p_q, int *__restrict__ exps_out,
-                      long long out_inner, int out_n) {
+                      long long out_inner, int out_n, int *__restrict__ nonfinite) {
     extern __shared__ __align__(16) i64 xs[];  // [FX_LINES][FX_LS], then xe
 #if FX_CARRY_IN
     short *xe = reinterpret_cast<short *>(xs + FX_LINES * FX_LS);  // FX_XE(line, pos)
@@ -619,7 +621,7 @@ extern "C" __global__ void __launch_bounds__(FX_THREADS, FX_MIN_BLOCKS)
     // the first out_n outputs of each line, as a real-input transform keeps k <= n / 2)
     __shared__ long long line_obase[FX_LINES];
 #if FX_TWIDDLE
-    __shared__ long long line_row[FX_LINES];  // k_a of a twiddled pass
+    __shared__ long long line_row[FX_LINES];  // k_a of a twiddled pass (the axis before)
 #endif
     const long long first = (long long)blockIdx.x * FX_LINES;
     if (threadIdx.x < FX_LINES) {
@@ -629,7 +631,7 @@ extern "C" __global__ void __launch_bounds__(FX_THREADS, FX_MIN_BLOCKS)
         line_obase[threadIdx.x] =
             gl < lines ? (gl / out_inner) * out_n * out_inner + gl % out_inner : -1;
 #if FX_TWIDDLE
-        line_row[threadIdx.x] = gl < lines ? gl % tw_rows : 0;
+        line_row[threadIdx.x] = gl < lines ? (gl / inner) % tw_rows : 0;
 #endif
 #if !FX_CARRY_IN
         line_key[threadIdx.x] = 0;
@@ -674,6 +676,8 @@ extern "C" __global__ void __launch_bounds__(FX_THREADS, FX_MIN_BLOCKS)
     if (threadIdx.x < FX_LINES) {
         const unsigned key = line_key[threadIdx.x];
         line_exp[threadIdx.x] = key >= (1u << 20) ? (int)(key >> 20) - 1022 : FX_INT_MIN;
+        // exponent field 0x7ff: the line holds NaN or Inf (ozfft/fourier/input_check.py)
+        if (key >= 0x7ff00000u) atomicOr(nonfinite, 1);
     }
     __syncthreads();
     bool exact_sweep = false;
@@ -695,8 +699,8 @@ extern "C" __global__ void __launch_bounds__(FX_THREADS, FX_MIN_BLOCKS)
     }
 #if FX_TWIDDLE
     // the second pass of a four-step plan: x' = floor(x t / 2^(S+1) + 1/2), t = round(2^S
-    // w_n^(k_a j)), before stage 1; lines are the rows of (batch, n_a, FX_N) arrays: k_a =
-    // line mod n_a (= tw_rows)
+    // w_n^(k_a j)), before stage 1; lines run along axis 2 of (outer, n_a, FX_N, inner)
+    // arrays: k_a = (line / inner) mod n_a (n_a = tw_rows)
     for (int base = 0; base < FX_LINES * FX_N; base += FX_THREADS) {
         const unsigned idx = base + threadIdx.x;
         const bool valid = idx < FX_LINES * FX_N;

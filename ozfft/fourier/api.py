@@ -31,10 +31,11 @@ from typing import Any
 import numpy as np
 
 from ..engines.select import engine_for
-from ..errors import NonFiniteInputError, UnsupportedDTypeError
+from ..errors import UnsupportedDTypeError
 from ..options import FFTOptions
 from ..ozaki.bounds import DEFAULT_FFT_MODULI
 from .cache import get_executor, get_plan
+from .input_check import InputCheck
 from .runs import axis_runs, carry_axis, hermitian_extension, normalize, run_passes
 
 __all__ = [
@@ -177,38 +178,10 @@ def _check_plan_fits(plan: Any, kind: str, x, axes: list[int], lengths: list[int
 # --- input, output ------------------------------------------------------------------
 
 
-def _finite_check(xp, x):
-    """A callable raising :class:`NonFiniteInputError` if ``x`` holds NaN or Inf.
-
-    numpy arrays are checked now; on a GPU the test is queued now and read when the
-    callable runs (after the transform is queued too), so the check costs one device
-    round trip at the end instead of a host wait before the first kernel."""
-    if x.dtype.kind not in "fc":
-        return lambda: None
-    all_finite = xp.isfinite(x).all()
-
-    def check() -> None:
-        if not bool(all_finite):
-            bad = int((~xp.isfinite(x)).sum())
-            kinds = " and ".join(
-                k
-                for k, present in (
-                    ("NaN", bool(xp.isnan(x).any())),
-                    ("Inf", bool(xp.isinf(x).any())),
-                )
-                if present
-            )
-            raise NonFiniteInputError("x", bad, kinds)
-
-    if xp is np:
-        check()
-        return lambda: None
-    return check
-
-
 def _as_input(x: Any):
     """The array, its engine, the complex output dtype numpy.fft would give, and the
-    check for non-finite values (:func:`_finite_check`), to call before returning.
+    check for non-finite values (:class:`~.input_check.InputCheck`), to call before
+    returning.
     Byte order does not matter (big-endian float32 gives complex64)."""
     engine = engine_for(x)
     xp = engine.xp
@@ -220,7 +193,7 @@ def _as_input(x: Any):
         raise UnsupportedDTypeError("x", x.dtype, "bool, integer, float16/32/64, complex64/128")
     single = kind in "fc" and x.dtype.itemsize <= (4 if kind == "f" else 8)
     out_dtype = np.complex64 if single else np.complex128
-    return x, engine, np.dtype(out_dtype), _finite_check(xp, x)
+    return x, engine, np.dtype(out_dtype), InputCheck(xp, x)
 
 
 def _float_copy(xp, x):
@@ -295,9 +268,11 @@ def _c2c_axis(
     inverse: bool,
     options: FFTOptions,
     owned: bool = False,
+    check: InputCheck | None = None,
 ):
     """Complex transform of complex128 ``x`` along one axis; returns complex128. ``owned``:
-    ``x`` is an intermediate of ours that the pass may overwrite (no extra array)."""
+    ``x`` is an intermediate of ours that the pass may overwrite (no extra array);
+    ``check``: the call's input test, where this is its first pass."""
     xp = engine.xp
     axis = normalize_axis_index(axis, x.ndim)
     if n is None:
@@ -317,7 +292,9 @@ def _c2c_axis(
     if x.size == 0 or n == 1:
         y = x if owned else x.astype(np.complex128, copy=True)
     else:
-        y = get_executor(engine, get_plan(n, options)).forward(x, axis, overwrite=owned)
+        executor = get_executor(engine, get_plan(n, options))
+        flag = check.flag(executor, x.shape) if check is not None else None
+        y = executor.forward(x, axis, overwrite=owned, nonfinite=flag)
     # y is ours (new, or x given up): conjugate and normalize in place (same IEEE ops)
     if inverse:
         xp.conj(y, out=y)
@@ -326,23 +303,35 @@ def _c2c_axis(
 
 
 def _c2c_axes(
-    engine, y, lengths, axes, norm: str, inverse: bool, options: FFTOptions, owned: bool, carry=None
+    engine,
+    y,
+    lengths,
+    axes,
+    norm: str,
+    inverse: bool,
+    options: FFTOptions,
+    owned: bool,
+    carry=None,
+    check: InputCheck | None = None,
 ):
     """Complex transforms of complex128 ``y`` along ``axes`` (the last first, as
     numpy), run by run (:func:`~ozfft.fourier.runs.axis_runs`): a run of one-pass axes
     carries fixed point from pass to pass and rounds to float64 once, at its end
     (:mod:`ozfft.ozaki.fixed_point`, "Carried fixed point"); the normalization follows.
     ``carry`` (``y`` None): the carried result of a previous pass, which the first run
-    continues (its caller checked :func:`~ozfft.fourier.runs.carry_axis`)."""
+    continues (its caller checked :func:`~ozfft.fourier.runs.carry_axis`). ``check``: the
+    call's input test, offered to the first pass."""
     shape = tuple(y.shape) if carry is None else carry.shape
     for run in axis_runs(shape, lengths, axes, options):
         run_axes = [axes[ii] for ii in run]
         if carry is not None or len(run) > 1:
-            y = _carried_run(engine, y, run_axes, norm, inverse, options, owned, carry)
+            y = _carried_run(engine, y, run_axes, norm, inverse, options, owned, carry, check)
             carry = None
         else:
-            y = _c2c_axis(engine, y, lengths[run[0]], run_axes[0], norm, inverse, options, owned)
+            n = lengths[run[0]]
+            y = _c2c_axis(engine, y, n, run_axes[0], norm, inverse, options, owned, check)
         owned = True  # every later pass works on our own intermediate
+        check = None
     return y
 
 
@@ -355,6 +344,7 @@ def _carried_run(
     options: FFTOptions,
     owned: bool,
     carry=None,
+    check: InputCheck | None = None,
 ):
     """Passes along ``axes`` (in this order, lengths unchanged) with fixed point carried
     between them, from ``y`` or from the ``carry`` of a previous pass; one rounding at the
@@ -368,7 +358,7 @@ def _carried_run(
         else:
             y = xp.conj(y)
             owned = True
-    y = run_passes(engine, y, axes, options, owned, carry)
+    y = run_passes(engine, y, axes, options, owned, carry, check=check)
     if inverse:
         xp.conj(y, out=y)
     for axis in axes:
@@ -528,7 +518,7 @@ def _c2c(
     _check_out(out, engine, shape, out_dtype)
     y = x.astype(np.complex128, copy=False)
     owned = y is not x  # a converted copy may be overwritten by the first pass
-    y = _c2c_axes(engine, y, s, axes, norm, inverse, options, owned)
+    y = _c2c_axes(engine, y, s, axes, norm, inverse, options, owned, check=check)
     if y is x:  # never a view of the input
         y = y.copy()
     check()
@@ -582,14 +572,16 @@ def _r2c(x, s, axes, norm, workers, plan, precision, moduli, out, one_d_n=None, 
         keep = (
             len(axes) > 1 and axes[-2] != last and carry_axis(half_shape, s[-2], axes[-2], options)
         )
-        first = get_executor(engine, get_plan(n, options)).forward_real(x, last, keep=keep)
+        executor = get_executor(engine, get_plan(n, options))
+        flag = check.flag(executor, x.shape)
+        first = executor.forward_real(x, last, keep=keep, nonfinite=flag)
         if keep:
             y = _c2c_axes(engine, None, s[:-1], axes[:-1], norm, False, options, True, first)
         else:
             y = _c2c_axes(engine, first, s[:-1], axes[:-1], norm, False, options, True)
         normalize(y, n, norm, False)
     else:
-        y = _c2c_axis(engine, x.astype(np.complex128), n, last, norm, False, options, True)
+        y = _c2c_axis(engine, x.astype(np.complex128), n, last, norm, False, options, True, check)
         index = [slice(None)] * y.ndim
         index[last] = slice(0, n // 2 + 1)
         y = xp.ascontiguousarray(y[tuple(index)])
@@ -629,13 +621,13 @@ def _c2r(x, s, axes, norm, workers, plan, precision, moduli, out, one_d_n=None, 
     xp = engine.xp
     y = x.astype(np.complex128)  # a copy: every pass may work in place
     # the inverse passes run in axes order (numpy's irfftn): reversed for _c2c_axes
-    y = _c2c_axes(engine, y, s[:-1][::-1], axes[:-1][::-1], norm, True, options, True)
+    y = _c2c_axes(engine, y, s[:-1][::-1], axes[:-1][::-1], norm, True, options, True, check=check)
     n = s[-1]
     if n < 1:
         raise _bad_length(n)
     last = axes[-1]
     full = hermitian_extension(xp, _resize(xp, y, n // 2 + 1, last), n, last)
-    z = _c2c_axis(engine, full, n, last, norm, True, options, True)
+    z = _c2c_axis(engine, full, n, last, norm, True, options, True)  # not x: no flag
     check()
     return _deliver(z.real.astype(out_dtype), out)
 

@@ -31,6 +31,7 @@ __all__ = [
     "FFTExecutor",
     "StageExecutor",
     "cmul",
+    "no_input_flag",
     "regroup_in",
     "regroup_out",
     "unreverse",
@@ -38,14 +39,24 @@ __all__ = [
 
 
 class FFTExecutor(Protocol):
-    """A plan prepared for one engine and device."""
+    """A plan prepared for one engine and device. ``checks_input``: whether its passes
+    test the data they read for NaN and Inf as they load it (the CUDA fused passes): they
+    then take a device int32 flag ``nonfinite`` to set (the call's
+    :class:`~ozfft.fourier.input_check.InputCheck`); other executors take None."""
 
     plan: FFTPlan
+    checks_input: bool
 
-    def forward(self, x: Any, axis: int, *, overwrite: bool = False) -> Any:
+    def forward(self, x: Any, axis: int, *, overwrite: bool = False, nonfinite: Any = None) -> Any:
         """Unnormalized forward DFT of complex128 ``x`` along ``axis``. The result is a new
         array, or ``x`` itself when ``overwrite`` is true and the executor can work in
         place (the caller then must not use ``x`` afterwards)."""
+
+
+def no_input_flag(executor: Any, nonfinite: Any) -> None:
+    """Refuse a non-finite flag where ``executor`` does not test its input."""
+    if nonfinite is not None:
+        raise ValueError(f"{type(executor).__name__} does not test its input for NaN/Inf")
 
 
 def cmul(xp, a, b):
@@ -103,11 +114,13 @@ class ColumnsExecutor:
     moves ``axis`` to the front, runs :meth:`transform` and moves it back."""
 
     plan: FFTPlan
+    checks_input = False
 
     def _xp(self):
         return np
 
-    def forward(self, x: Any, axis: int, *, overwrite: bool = False) -> Any:
+    def forward(self, x: Any, axis: int, *, overwrite: bool = False, nonfinite: Any = None) -> Any:
+        no_input_flag(self, nonfinite)
         xp = self._xp()
         moved = xp.moveaxis(x, axis, 0)
         shape = moved.shape

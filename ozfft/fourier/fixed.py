@@ -47,7 +47,7 @@ from ..ozaki.fixed_point import (
     to_fixed,
     twiddle_product,
 )
-from .execute import ColumnsExecutor, regroup_in, regroup_out, unreverse
+from .execute import ColumnsExecutor, no_input_flag, regroup_in, regroup_out, unreverse
 from .plan import FFTPlan, Stage
 
 __all__ = ["FixedPointExecutor", "FourStepExecutor", "fixed_executor"]
@@ -186,11 +186,13 @@ class FixedPointExecutor(ColumnsExecutor):
         overwrite: bool = False,
         carry: Carried | None = None,
         keep: bool = False,
+        nonfinite: Any = None,
     ) -> np.ndarray | Carried:
         """The transform along ``axis`` (>= 0) of complex ``x``, or of the carried fixed
         point ``carry`` of the previous pass (``x`` unused), with one rounding to float64
         at the exit — or none with ``keep``: then the result is :class:`Carried`
         (:mod:`ozfft.ozaki.fixed_point`, "Carried fixed point")."""
+        no_input_flag(self, nonfinite)
         fmt = self.plan.digit_format
         n, bits = self.plan.n, fmt.data_bits
         if carry is None:
@@ -237,9 +239,12 @@ class FixedPointExecutor(ColumnsExecutor):
             return Carried(moved_parts, exponents.reshape(rest), axis, moved_parts.shape[:-1])
         return np.moveaxis(out.reshape(n, *rest), 0, axis)
 
-    def forward_real(self, x: np.ndarray, axis: int, *, keep: bool = False) -> np.ndarray | Carried:
+    def forward_real(
+        self, x: np.ndarray, axis: int, *, keep: bool = False, nonfinite: Any = None
+    ) -> np.ndarray | Carried:
         """The first ``n // 2 + 1`` outputs along ``axis`` (>= 0) of the transform of real
         ``x``: the complex transform of ``x + 0j`` (:meth:`forward_carried`), cropped."""
+        no_input_flag(self, nonfinite)
         result = self.forward_carried(
             np.asarray(x, np.float64).astype(np.complex128), axis, keep=keep
         )

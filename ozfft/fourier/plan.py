@@ -374,32 +374,39 @@ def _one_pass(n: int, max_pass: int) -> bool:
 
 
 @lru_cache(maxsize=4096)
-def _best_split(n: int, max_pass: int) -> tuple[int, int] | None:
-    """``(passes, n_b)`` of the four-step split of ``n`` with the fewest passes and, among
-    those, the largest ``n_b`` (passes = 1, n_b = n for a one-pass length)."""
+def _best_split(n: int, max_pass: int) -> tuple[int, int, int] | None:
+    """``(passes, longest, n_b)`` of the four-step split of ``n`` with the fewest passes
+    and, among those, the shortest longest pass (then the largest ``n_b``); passes = 1,
+    n_b = n for a one-pass length. Balanced passes run faster on a GPU: a block holds 8
+    lines, so lines of 1024 fill a multiprocessor's shared memory alone and short lines
+    give blocks too small to pay for their entry (docs/perf-notes.md, "round 3")."""
     if _one_pass(n, max_pass):
-        return (1, n)
-    best: tuple[int, int] | None = None
+        return (1, n, n)
+    best: tuple[int, int, int] | None = None
     for n_b in range(min(max_pass, n // 2), 1, -1):
         if n % n_b or not _one_pass(n_b, max_pass):
             continue
         sub = _best_split(n // n_b, max_pass)
-        if sub is not None and (best is None or sub[0] + 1 < best[0]):
-            best = (sub[0] + 1, n_b)
+        if sub is None:
+            continue
+        candidate = (sub[0] + 1, max(sub[1], n_b), n_b)
+        if best is None or candidate[:2] < best[:2]:
+            best = candidate
     return best
 
 
 def four_step_split(n: int) -> tuple[int, int] | None:
     """``(n_a, n_b)`` of the four-step plan of ``n``: ``n_b <= MAX_PASS`` one pass, the
-    fewest passes in all (``n_a`` splits again when longer than a pass), then the largest
-    ``n_b`` (``2**20 = 1024 * 1024``, ``2**24 = (16 * 1024) * 1024``). None when ``n`` is one
-    pass, longer than ``MAX_MULTIPASS``, or has a prime factor > 64."""
+    fewest passes in all (``n_a`` splits again when longer than a pass), then the shortest
+    longest pass, then the largest ``n_b`` (``2**18 = 512 * 512``, ``2**20 = 1024 * 1024``,
+    ``2**24 = (256 * 256) * 256``). None when ``n`` is one pass, longer than
+    ``MAX_MULTIPASS``, or has a prime factor > 64."""
     if n > MAX_MULTIPASS or n < 2 or _one_pass(n, MAX_PASS):
         return None
     if max(_prime_factors(n)) > MAX_FIXED_RADIX:
         return None
     best = _best_split(n, MAX_PASS)
-    return None if best is None else (n // best[1], best[1])
+    return None if best is None else (n // best[2], best[2])
 
 
 def fixed_layout(n: int) -> str | None:

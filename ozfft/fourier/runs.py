@@ -67,17 +67,34 @@ def axis_runs(shape, lengths, axes, options: FFTOptions) -> list[list[int]]:
 
 
 def run_passes(
-    engine, y, axes: list[int], options: FFTOptions, owned: bool, carry=None, keep: bool = False
+    engine,
+    y,
+    axes: list[int],
+    options: FFTOptions,
+    owned: bool,
+    carry=None,
+    keep: bool = False,
+    check: Any = None,
 ):
     """The passes of (part of) a run along ``axes``, in this order, lengths unchanged:
     from complex ``y`` or from the ``carry`` of a previous pass; returns complex128, or
     with ``keep`` the :class:`~ozfft.ozaki.fixed_point.Carried` result of the last pass.
-    No conjugation, no normalization (the caller's, at the run's ends)."""
+    No conjugation, no normalization (the caller's, at the run's ends). ``check``: the
+    call's :class:`~ozfft.fourier.input_check.InputCheck`, offered to the first pass."""
     for k, axis in enumerate(axes):
         n = y.shape[axis] if carry is None else carry.shape[axis]
         more = keep or k < len(axes) - 1
-        result = get_executor(engine, get_plan(n, options)).forward_carried(
-            y if carry is None else None, axis, overwrite=owned, carry=carry, keep=more
+        executor = get_executor(engine, get_plan(n, options))
+        flag = None
+        if check is not None and k == 0 and carry is None:
+            flag = check.flag(executor, y.shape)
+        result = executor.forward_carried(
+            y if carry is None else None,
+            axis,
+            overwrite=owned,
+            carry=carry,
+            keep=more,
+            nonfinite=flag,
         )
         if more:
             carry, y = result, None

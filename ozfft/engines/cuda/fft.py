@@ -105,6 +105,7 @@ class FixedPassExecutor:
         self._frag_args = tuple(self._frags + [self._frags[0]] * (3 - len(self._frags)))
         self._kernels: dict[tuple[bool, bool, bool], Any] = {}
         self._none = cupy.zeros(1, cupy.int32)  # the exponent arrays of a float64 pass
+        self._no_flag = cupy.zeros(1, cupy.int32)  # the non-finite flag nobody reads
 
     def _shared_bytes(self, carry_in: bool) -> int:
         # a carried pass keeps each element's source exponent beside it (int16)
@@ -147,12 +148,14 @@ class FixedPassExecutor:
         out_inner: int | None = None,
         out_n: int | None = None,
         real_in: bool = False,
+        nonfinite: Any = None,
     ) -> None:
         """One pass over ``lines`` lines; ``carry`` = (exponents, mode, n', lo, q) of a
         carried input (kernels/fft/fixed_pass.cu, FX_CARRY_IN), ``exps_out`` the exponent
         array of a carried output, ``out_inner`` the output's ``inner`` (a transposed
         output: the kernel's line_obase), ``out_n`` the outputs kept per line (a cropped
-        real-input transform), ``real_in`` float64 reals for input."""
+        real-input transform), ``real_in`` float64 reals for input, ``nonfinite`` the int32
+        flag a float64 input pass sets where a line holds NaN or Inf."""
         frags = self._frag_args
         twiddle = self._twiddle if self._twiddle is not None else frags[0]
         exps_in, mode, p_n, p_lo, p_q = carry if carry is not None else (self._none, 0, 1, 1, 1)
@@ -175,39 +178,59 @@ class FixedPassExecutor:
                 exps_out if exps_out is not None else self._none,
                 np.int64(inner if out_inner is None else out_inner),
                 np.int32(self.plan.n if out_n is None else out_n),
+                self._no_flag if nonfinite is None else nonfinite,
             ),
             shared_mem=self._shared_bytes(carry is not None),
         )
 
+    checks_input = True  #: float64 passes test what they read (``nonfinite``)
+
     def forward(
-        self, x: Any, axis: int, *, overwrite: bool = False, rows: int = 1, transposed: bool = False
+        self,
+        x: Any,
+        axis: int,
+        *,
+        overwrite: bool = False,
+        rows: int = 1,
+        transposed: bool = False,
+        nonfinite: Any = None,
     ) -> Any:
         """The transform along ``axis``; ``rows`` = ``n_a`` of a twiddled second pass, whose
-        output with ``transposed`` is the ``(batch, n, n_a)`` transpose of its ``(batch,
-        n_a, n)`` input (the four-step's natural order, written by the pass itself). With
-        ``overwrite`` and a C-contiguous complex128 ``x`` the pass runs in place (each block
-        reads its lines whole into shared memory before it writes them)."""
+        output with ``transposed`` is the ``(..., n, n_a, inner)`` transpose of its ``(...,
+        n_a, n, inner)`` input (axes ``axis - 1`` and ``axis`` swapped: the four-step's
+        natural order, written by the pass itself). With ``overwrite`` and a C-contiguous
+        complex128 ``x`` the pass runs in place (each block reads its lines whole into
+        shared memory before it writes them)."""
         cp = self._cp
         n = self.plan.n
         if x.ndim == 0 or x.shape[axis] != n:
             raise ValueError(f"axis {axis} of shape {x.shape} is not of length {n}")
         axis %= x.ndim
         if self._twiddle is None and x.flags.f_contiguous and not x.flags.c_contiguous:
-            return self.forward(x.T, x.ndim - 1 - axis, overwrite=overwrite).T
+            return self.forward(x.T, x.ndim - 1 - axis, overwrite=overwrite, nonfinite=nonfinite).T
         in_place = overwrite and x.flags.c_contiguous and x.dtype == cp.complex128
         x = cp.ascontiguousarray(x, dtype=cp.complex128)
         outer = int(np.prod(x.shape[:axis], dtype=np.int64))
         inner = int(np.prod(x.shape[axis + 1 :], dtype=np.int64))
         lines = outer * inner
         if transposed:
-            if axis != x.ndim - 1 or x.ndim < 2 or x.shape[-2] != rows:
-                raise ValueError("a transposed pass runs along the last axis of (..., rows, n)")
-            out = _empty(cp, (*x.shape[:-2], n, rows), "an FFT pass output")
+            if axis < 1 or x.shape[axis - 1] != rows:
+                raise ValueError("a transposed pass runs along the axis after one of length rows")
+            out_shape = (*x.shape[: axis - 1], n, rows, *x.shape[axis + 1 :])
+            out = _empty(cp, out_shape, "an FFT pass output")
         else:
             out = x if in_place else _empty_like(x, "an FFT pass output")
         if lines == 0:
             return out
-        self._launch(x, out, inner, lines, rows, out_inner=rows if transposed else None)
+        self._launch(
+            x,
+            out,
+            inner,
+            lines,
+            rows,
+            out_inner=rows * inner if transposed else None,
+            nonfinite=nonfinite,
+        )
         return out
 
     def forward_carried(
@@ -218,6 +241,7 @@ class FixedPassExecutor:
         overwrite: bool = False,
         carry: Carried | None = None,
         keep: bool = False,
+        nonfinite: Any = None,
     ) -> Any:
         """The transform along ``axis`` (>= 0) of complex ``x``, or of the carried fixed
         point ``carry`` of the previous pass, rounded to float64 at the exit — or kept in
@@ -254,10 +278,12 @@ class FixedPassExecutor:
                 p_lo = math.prod(shape[prev + 1 : axis])
                 params = (carry.exponents, 2, p_n, p_lo, inner)
         if lines:
-            self._launch(src, out, inner, lines, carry=params, exps_out=exps_out)
+            self._launch(
+                src, out, inner, lines, carry=params, exps_out=exps_out, nonfinite=nonfinite
+            )
         return Carried(out, exps_out, axis, out.shape) if keep else out
 
-    def forward_real(self, x: Any, axis: int, *, keep: bool = False) -> Any:
+    def forward_real(self, x: Any, axis: int, *, keep: bool = False, nonfinite: Any = None) -> Any:
         """The first ``n // 2 + 1`` outputs along ``axis`` (>= 0) of the transform of real
         ``x`` (read as float64 reals, written cropped by the pass itself): complex128, or
         :class:`~ozfft.ozaki.fixed_point.Carried` with ``keep`` — the integers of the
@@ -277,15 +303,25 @@ class FixedPassExecutor:
         out = _empty(cp, out_shape, "a real-input FFT pass output")
         exps_out = cp.empty(lines, cp.int32) if keep else None
         if lines:
-            self._launch(src, out, inner, lines, exps_out=exps_out, out_n=half, real_in=True)
+            self._launch(
+                src,
+                out,
+                inner,
+                lines,
+                exps_out=exps_out,
+                out_n=half,
+                real_in=True,
+                nonfinite=nonfinite,
+            )
         return Carried(out, exps_out, axis, out.shape) if keep else out
 
 
 class FourStepExecutor:
-    """A multi-pass fixed-point plan (``plan.four_step``): the columns of the ``(n_a, n_b)``
-    view by the inner executor (one pass or again four-step), then one twiddled fused
-    pass per row that writes its result transposed, in natural order (``k = k_a + n_a
-    k_b``)."""
+    """A multi-pass fixed-point plan (``plan.four_step``) along any axis, without copies:
+    the axis (of an ``(outer, n, inner)`` array) viewed as ``(n_a, n_b)``, the columns by
+    the inner executor along the strided ``n_a`` axis of ``(outer, n_a, n_b inner)`` (one
+    pass, or again four-step), then one twiddled fused pass along ``n_b`` that writes its
+    result transposed, in natural order (``k = k_a + n_a k_b``)."""
 
     def __init__(self, plan: Any) -> None:
         import cupy
@@ -297,20 +333,23 @@ class FourStepExecutor:
         self._pass_b = FixedPassExecutor(fs.inner_b, twiddle=(fs.twiddle_re, fs.twiddle_im))
         self._n_a, self._n_b = fs.n_a, fs.n_b
 
-    def forward(self, x: Any, axis: int, *, overwrite: bool = False) -> Any:
+    checks_input = True  #: its first pass tests what it reads (``nonfinite``)
+
+    def forward(self, x: Any, axis: int, *, overwrite: bool = False, nonfinite: Any = None) -> Any:
         cp = self._cp
         axis %= x.ndim
-        moved = cp.moveaxis(x, axis, -1)
-        batch_shape = moved.shape[:-1]
-        batch = int(np.prod(batch_shape, dtype=np.int64))
-        cols = cp.ascontiguousarray(moved, dtype=cp.complex128).reshape(batch, self._n_a, self._n_b)
-        # a copy made here (or an array the caller gave up) may be overwritten
-        owned = overwrite or not (moved.flags.c_contiguous and moved.dtype == cp.complex128)
-        a = self._inner_a.forward(cols, 1, overwrite=owned)
+        n_a, n_b = self._n_a, self._n_b
+        src = cp.ascontiguousarray(x, dtype=cp.complex128)
+        owned = overwrite or src is not x  # a copy made here may be overwritten
+        shape = src.shape
+        if shape[axis] != self.plan.n:
+            raise ValueError(f"axis {axis} of shape {shape} is not of length {self.plan.n}")
+        outer, inner = math.prod(shape[:axis]), math.prod(shape[axis + 1 :])
+        cols = src.reshape(outer, n_a, n_b * inner)
+        a = self._inner_a.forward(cols, 1, overwrite=owned, nonfinite=nonfinite)
         # the row pass writes X(k_a, k_b) at k_b n_a + k_a: natural order, no transpose
-        out = self._pass_b.forward(a, 2, rows=self._n_a, transposed=True)
-        del a
-        return cp.moveaxis(out.reshape(*batch_shape, self.plan.n), -1, axis)
+        out = self._pass_b.forward(a.reshape(outer, n_a, n_b, inner), 2, rows=n_a, transposed=True)
+        return out.reshape(shape)
 
 
 def prepare_fixed(plan: Any) -> Any:
