@@ -186,21 +186,50 @@ def test_fused_kernel_has_no_fp64_arithmetic():
         pytest.skip("cuobjdump not on PATH")
     for n in (64, 512, 1000):
         ex = FixedPassExecutor(get_plan(n, FFTOptions()))
-        for carry_in, carry_out, real_in in [
-            (False, False, False),
-            (False, True, False),
-            (True, True, False),
-            (True, False, False),
-            (False, True, True),
+        for carry_in, carry_out, real_in, wide in [
+            (False, False, False, False),
+            (False, True, False, False),
+            (True, True, False, False),
+            (True, False, False, False),
+            (False, True, True, False),
+            (False, False, False, True),
+            (True, True, False, True),
         ]:
-            ex.kernel(carry_in, carry_out, real_in)  # compiled into the cache
-            path = cubin_path("fft/fixed_pass.cu", ex.kernel_macros(carry_in, carry_out, real_in))
+            ex.kernel(carry_in, carry_out, real_in, wide)  # compiled into the cache
+            macros = ex.kernel_macros(carry_in, carry_out, real_in, wide)
+            path = cubin_path("fft/fixed_pass.cu", macros)
             sass = subprocess.run(
                 [tool, "-sass", str(path)], capture_output=True, text=True, check=True
             ).stdout
             assert "IMMA" in sass  # the stages run on INT8 tensor cores
             fp64 = re.findall(r"\b(D(?:FMA|ADD|MUL|SETP|MNMX)|[IF]2F\.F64|F2I\.F64)\b", sass)
             assert not fp64, sorted(set(fp64))
+
+
+@pytest.mark.parametrize("wide", [False, True])
+def test_wide_and_narrow_blocks_bitwise(wide, rng):
+    """Passes of at most one block per multiprocessor run twice the warps per block; both
+    kernels compute the same integers (forced here on the same small inputs)."""
+    from ozfft.engines.select import cuda_engine
+    from ozfft.fourier.cache import get_executor, get_plan
+    from ozfft.options import FFTOptions
+
+    shape = (24, 20, 64)
+    x, d = _pair(rng, shape)
+    executors = [get_executor(cuda_engine(), get_plan(n, FFTOptions())) for n in set(shape)]
+    saved = [ex._sms for ex in executors]
+    try:
+        for ex in executors:
+            ex._sms = 10**9 if wide else 0  # every pass wide, or none
+        assert all(ex._wide(1) == wide for ex in executors)
+        for name in ("fftn", "ifftn"):
+            got = getattr(ozfft, name)(d, axes=(0, 2))
+            np.testing.assert_array_equal(cp.asnumpy(got), getattr(ozfft, name)(x, axes=(0, 2)))
+        got = ozfft.fft(cp.asarray(x[..., 0]), axis=1)  # one pass, strided
+        np.testing.assert_array_equal(cp.asnumpy(got), ozfft.fft(x[..., 0], axis=1))
+    finally:
+        for ex, sms in zip(executors, saved, strict=True):
+            ex._sms = sms
 
 
 def test_fused_executor_cached_per_device(rng):

@@ -401,25 +401,36 @@ def four_step_split(n: int) -> tuple[int, int] | None:
     longest pass, then the largest ``n_b`` (``2**18 = 512 * 512``, ``2**20 = 1024 * 1024``,
     ``2**24 = (256 * 256) * 256``). None when ``n`` is one pass, longer than
     ``MAX_MULTIPASS``, or has a prime factor > 64."""
-    if n > MAX_MULTIPASS or n < 2 or _one_pass(n, MAX_PASS):
+    return _split(n, MAX_PASS, MAX_MULTIPASS)
+
+
+@lru_cache(maxsize=4096)
+def _split(n: int, max_pass: int, max_multipass: int) -> tuple[int, int] | None:
+    if n > max_multipass or n < 2 or _one_pass(n, max_pass):
         return None
     if max(_prime_factors(n)) > MAX_FIXED_RADIX:
         return None
-    best = _best_split(n, MAX_PASS)
+    best = _best_split(n, max_pass)
     return None if best is None else (n // best[2], best[2])
 
 
 def fixed_layout(n: int) -> str | None:
     """How the fixed-point scheme runs length ``n``: ``"one-pass"``, ``"four-step"``,
     ``"bluestein"`` (a prime factor > 64, convolution length <= ``MAX_MULTIPASS``), or
-    None (n < 2, or too long: the Ozaki-II scheme)."""
+    None (n < 2, or too long: the Ozaki-II scheme). Every transform call asks (through
+    the plan key), so the answer is cached per length and limits."""
+    return _layout(n, MAX_PASS, MAX_MULTIPASS)
+
+
+@lru_cache(maxsize=4096)
+def _layout(n: int, max_pass: int, max_multipass: int) -> str | None:
     if n < 2:
         return None
-    if _one_pass(n, MAX_PASS):
+    if _one_pass(n, max_pass):
         return "one-pass"
     if max(_prime_factors(n)) > MAX_FIXED_RADIX:
-        return "bluestein" if bluestein_length(n) <= MAX_MULTIPASS else None
-    return "four-step" if four_step_split(n) is not None else None
+        return "bluestein" if bluestein_length(n) <= max_multipass else None
+    return "four-step" if _split(n, max_pass, max_multipass) is not None else None
 
 
 def _one_pass_entries(n: int) -> int:

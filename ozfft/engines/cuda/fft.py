@@ -103,7 +103,10 @@ class FixedPassExecutor:
         self.macros["FX_MIN_BLOCKS"] = str(blocks)
         self.macros["FX_WARPS"] = str(self._warps)
         self._frag_args = tuple(self._frags + [self._frags[0]] * (3 - len(self._frags)))
-        self._kernels: dict[tuple[bool, bool, bool], Any] = {}
+        # a pass of at most one block per multiprocessor is latency-bound: its blocks get
+        # twice the warps (each warp half the stage tasks; the same integers)
+        self._sms = cupy.cuda.Device().attributes["MultiProcessorCount"]
+        self._kernels: dict[tuple[bool, bool, bool, bool], Any] = {}
         self._none = cupy.zeros(1, cupy.int32)  # the exponent arrays of a float64 pass
         self._no_flag = cupy.zeros(1, cupy.int32)  # the non-finite flag nobody reads
 
@@ -112,23 +115,42 @@ class FixedPassExecutor:
         return self._smem + (_LINES * (self.plan.n + 8) * 2 if carry_in else 0)
 
     def kernel_macros(
-        self, carry_in: bool = False, carry_out: bool = False, real_in: bool = False
+        self,
+        carry_in: bool = False,
+        carry_out: bool = False,
+        real_in: bool = False,
+        wide: bool = False,
     ) -> dict[str, str]:
-        """The macros of the pass kernel (carried fixed point in and/or out, real input)."""
-        return dict(
+        """The macros of the pass kernel (carried fixed point in and/or out, real input;
+        ``wide``: twice the warps per block, one block per multiprocessor)."""
+        macros = dict(
             self.macros,
             FX_CARRY_IN=str(int(carry_in)),
             FX_CARRY_OUT=str(int(carry_out)),
             FX_REAL_IN=str(int(real_in)),
         )
+        if wide:
+            macros.update(FX_WARPS=str(2 * self._warps), FX_MIN_BLOCKS="1")
+        return macros
 
-    def kernel(self, carry_in: bool = False, carry_out: bool = False, real_in: bool = False):
+    def _wide(self, blocks: int) -> bool:
+        """Whether a pass of ``blocks`` blocks runs the wide kernel (8-warp blocks, at
+        most one per multiprocessor)."""
+        return self._warps == _WARPS and blocks <= self._sms
+
+    def kernel(
+        self,
+        carry_in: bool = False,
+        carry_out: bool = False,
+        real_in: bool = False,
+        wide: bool = False,
+    ):
         """The compiled pass kernel (cached per variant)."""
-        key = (carry_in, carry_out, real_in)
+        key = (carry_in, carry_out, real_in, wide)
         kernel = self._kernels.get(key)
         if kernel is None:
             kernel = get_function(
-                _SOURCE, _KERNEL, self.kernel_macros(carry_in, carry_out, real_in)
+                _SOURCE, _KERNEL, self.kernel_macros(carry_in, carry_out, real_in, wide)
             )
             smem = self._shared_bytes(carry_in)
             if smem > 48 * 1024:
@@ -159,9 +181,11 @@ class FixedPassExecutor:
         frags = self._frag_args
         twiddle = self._twiddle if self._twiddle is not None else frags[0]
         exps_in, mode, p_n, p_lo, p_q = carry if carry is not None else (self._none, 0, 1, 1, 1)
-        self.kernel(carry is not None, exps_out is not None, real_in)(
-            (-(-lines // _LINES),),
-            (32 * self._warps,),
+        blocks = -(-lines // _LINES)
+        wide = self._wide(blocks)
+        self.kernel(carry is not None, exps_out is not None, real_in, wide)(
+            (blocks,),
+            (32 * self._warps * (2 if wide else 1),),
             (
                 x,
                 out,
