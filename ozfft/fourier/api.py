@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
+import functools
 import operator
 import os
 import sys
@@ -147,7 +148,18 @@ def _options(plan: Any, precision: str, moduli: int | None) -> FFTOptions:
     if plan is not None:
         precision = getattr(plan, "precision", precision)
         moduli = getattr(plan, "moduli", moduli)
-    return FFTOptions(precision=precision, moduli=moduli)
+    key = (type(precision), precision, type(moduli), moduli)  # 8 and 8.0 stay apart
+    try:
+        hash(key)
+    except TypeError:  # unhashable: validation says what is wrong with it
+        return FFTOptions(precision=precision, moduli=moduli)
+    return _validated_options(key)
+
+
+@functools.lru_cache(maxsize=64)
+def _validated_options(key: tuple) -> FFTOptions:
+    """Validated once per (precision, moduli) and their types: every call needs them."""
+    return FFTOptions(precision=key[1], moduli=key[3])
 
 
 def _check_plan_fits(plan: Any, kind: str, x, axes: list[int], lengths: list[int]) -> None:

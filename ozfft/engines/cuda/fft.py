@@ -234,8 +234,7 @@ class FixedPassExecutor:
             return self.forward(x.T, x.ndim - 1 - axis, overwrite=overwrite, nonfinite=nonfinite).T
         in_place = overwrite and x.flags.c_contiguous and x.dtype == cp.complex128
         x = cp.ascontiguousarray(x, dtype=cp.complex128)
-        outer = int(np.prod(x.shape[:axis], dtype=np.int64))
-        inner = int(np.prod(x.shape[axis + 1 :], dtype=np.int64))
+        outer, inner = math.prod(x.shape[:axis]), math.prod(x.shape[axis + 1 :])
         lines = outer * inner
         if transposed:
             if axis < 1 or x.shape[axis - 1] != rows:
