@@ -1,4 +1,4 @@
-"""Distributed n-D FFTs over MPI ranks (slab decomposition), bit for bit the
+"""Distributed n-D FFTs over MPI ranks (slab and pencil decompositions), bit for bit the
 single-process :func:`ozfft.fftn` of the gathered array (docs/distributed.md).
 
 Nothing else in ozfft imports this package; it needs mpi4py (and an MPI: the ``mpich``
@@ -7,6 +7,6 @@ wheel, or the system's).
 
 from __future__ import annotations
 
-from .plan import Plan, fftn, ifftn
+from .plan import Plan, fftn, ifftn, irfftn, rfftn
 
-__all__ = ["Plan", "fftn", "ifftn"]
+__all__ = ["Plan", "fftn", "ifftn", "irfftn", "rfftn"]

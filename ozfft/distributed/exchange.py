@@ -130,37 +130,68 @@ def redistribute(
     transport: Transport, local, shape: tuple[int, ...], split_from: int, split_to: int
 ):
     """Rank's block of the global ``shape`` (plus trailing dimensions ``local`` may have)
-    split along ``split_from``, returned split along ``split_to``."""
+    split along ``split_from``, returned split along ``split_to``.
+
+    Every byte that changes rank is copied once on each side at most: the pieces for the
+    other ranks are packed into one send buffer (or sent straight from ``local`` where
+    they are contiguous, ``split_to`` leading), the pieces from the other ranks land
+    straight in the result where they are contiguous there (``split_from`` leading, as
+    in the slab forward transform) or are unpacked from one receive buffer, and the
+    rank's own piece is one local copy that no transport sees. On one rank the layouts
+    are the same: ``local`` is returned (C-contiguous).
+    """
     xp, size, rank = transport.xp, transport.size, transport.rank
+    if size == 1:
+        return xp.ascontiguousarray(local)
     extra = local.shape[len(shape) :]
-    item = local.itemsize * int(np.prod(extra, dtype=np.int64))
-    send = []
-    for dest in range(size):
-        start, stop = block_range(shape[split_to], size, dest)
-        index = [slice(None)] * local.ndim
-        index[split_to] = slice(start, stop)
-        send.append(xp.ascontiguousarray(local[tuple(index)]).reshape(-1).view(xp.uint8))
-    send_counts, send_displs = _byte_layout([int(b.size) for b in send], transport.max_message)
     mine = local_shape(shape, split_to, size, rank)
-    recv_shapes = []
-    for src in range(size):
-        src_shape = list(mine)
-        start, stop = block_range(shape[split_from], size, src)
-        src_shape[split_from] = stop - start
-        recv_shapes.append(tuple(src_shape))
-    recv_counts, recv_displs = _byte_layout(
-        [int(np.prod(s, dtype=np.int64)) * item for s in recv_shapes], transport.max_message
-    )
-    sendbuf = xp.concatenate(send) if send else xp.empty(0, xp.uint8)
-    recvbuf = xp.empty(sum(recv_counts), xp.uint8)
-    transport.alltoallv(sendbuf, send_counts, send_displs, recvbuf, recv_counts, recv_displs)
     out = xp.empty((*mine, *extra), local.dtype)
-    for src in range(size):
-        start, stop = block_range(shape[split_from], size, src)
-        index = [slice(None)] * out.ndim
-        index[split_from] = slice(start, stop)
-        piece = recvbuf[recv_displs[src] : recv_displs[src] + recv_counts[src]]
-        out[tuple(index)] = piece.view(local.dtype).reshape(*recv_shapes[src], *extra)
+
+    def block(array, axis: int, peer: int) -> tuple[slice, ...]:
+        index = [slice(None)] * array.ndim
+        index[axis] = slice(*block_range(shape[axis], size, peer))
+        return tuple(index)
+
+    def elements(array, axis: int, peer: int) -> int:
+        start, stop = block_range(shape[axis], size, peer)
+        return int(np.prod(array.shape, dtype=np.int64)) // array.shape[axis] * (stop - start)
+
+    item = local.itemsize
+    out[block(out, split_from, rank)] = local[block(local, split_to, rank)]  # own piece
+    sizes = [elements(local, split_to, p) * item for p in range(size)]
+    if local.flags.c_contiguous and all(n == 1 for n in local.shape[:split_to]):
+        send_counts, send_displs = _byte_layout(sizes, transport.max_message)
+        sendbuf = local.reshape(-1).view(xp.uint8)
+    else:  # pack the other ranks' pieces, in rank order, into one buffer
+        send_counts, send_displs = _byte_layout(
+            [0 if p == rank else n for p, n in enumerate(sizes)], transport.max_message
+        )
+        sendbuf = xp.empty(sum(send_counts) // item, local.dtype)
+        for p in range(size):
+            if p != rank:
+                start, count = send_displs[p] // item, send_counts[p] // item
+                piece = local[block(local, split_to, p)]
+                sendbuf[start : start + count].reshape(piece.shape)[...] = piece
+        sendbuf = sendbuf.view(xp.uint8)
+    send_counts[rank] = 0
+    sizes = [elements(out, split_from, p) * item for p in range(size)]
+    direct = all(n == 1 for n in out.shape[:split_from])
+    if direct:  # each source's piece is a contiguous range of the result
+        recv_counts, recv_displs = _byte_layout(sizes, transport.max_message)
+        recvbuf = out.reshape(-1).view(xp.uint8)
+    else:
+        recv_counts, recv_displs = _byte_layout(
+            [0 if p == rank else n for p, n in enumerate(sizes)], transport.max_message
+        )
+        recvbuf = xp.empty(sum(recv_counts), xp.uint8)
+    recv_counts[rank] = 0
+    transport.alltoallv(sendbuf, send_counts, send_displs, recvbuf, recv_counts, recv_displs)
+    if not direct:
+        for p in range(size):
+            if p != rank:
+                target = out[block(out, split_from, p)]
+                piece = recvbuf[recv_displs[p] : recv_displs[p] + recv_counts[p]]
+                out[block(out, split_from, p)] = piece.view(local.dtype).reshape(target.shape)
     return out
 
 

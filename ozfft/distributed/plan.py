@@ -39,7 +39,7 @@ from .exchange import (
 )
 from .layout import block_range
 
-__all__ = ["Plan", "fftn", "ifftn"]
+__all__ = ["Plan", "fftn", "ifftn", "irfftn", "rfftn"]
 
 _NORMS = ("backward", "ortho", "forward")
 
@@ -467,3 +467,14 @@ def fftn(x_local, global_shape, comm: Any = None, **kwargs) -> np.ndarray:
 def ifftn(y_local, global_shape, comm: Any = None, **kwargs) -> np.ndarray:
     """``Plan(global_shape, comm, **kwargs).backward(y_local)``."""
     return Plan(global_shape, comm, **kwargs).backward(y_local)
+
+
+def rfftn(x_local, global_shape, comm: Any = None, **kwargs) -> np.ndarray:
+    """``Plan(global_shape, comm, real=True, **kwargs).forward(x_local)``."""
+    return Plan(global_shape, comm, real=True, **kwargs).forward(x_local)
+
+
+def irfftn(y_local, global_shape, comm: Any = None, **kwargs) -> np.ndarray:
+    """``Plan(global_shape, comm, real=True, **kwargs).backward(y_local)``: the real
+    array of ``global_shape`` (the shape of the real input, not of the halved spectrum)."""
+    return Plan(global_shape, comm, real=True, **kwargs).backward(y_local)

@@ -3,6 +3,8 @@ rank, bit for bit, and its errors (tests/test_distributed.py launches it)."""
 
 from __future__ import annotations
 
+import itertools
+
 import harness  # tests/mpi/harness.py, beside this script
 import numpy as np
 from mpi4py import MPI
@@ -104,6 +106,49 @@ def expect(error, words: str, call) -> None:
     raise AssertionError(f"no {error.__name__} raised ({words})")
 
 
+def check_redistribute() -> None:
+    """Every pair of split axes, uneven blocks, trailing dimensions and a non-contiguous
+    block: the result is the slice of the global array that the new layout gives this
+    rank (the exchange alone, against plain indexing of the global array)."""
+    from ozfft.distributed.exchange import MpiTransport, redistribute
+    from ozfft.distributed.layout import box
+
+    transport = MpiTransport(comm)
+    for shape, extra in (((7, 5, 6), ()), ((5, 9, 4), (2,)), ((6, 4, 5, 3), ())):
+        full = np.arange(int(np.prod(shape + extra)), dtype=np.int64).reshape(shape + extra)
+        for old, new in itertools.permutations(range(len(shape)), 2):
+            if min(shape[old], shape[new]) < size:
+                continue
+            mine = full[box(shape, old, size, rank)]
+            got = redistribute(transport, mine, shape, old, new)
+            np.testing.assert_array_equal(got, full[box(shape, new, size, rank)], f"{old}->{new}")
+            strided = np.asfortranarray(mine)
+            got = redistribute(transport, strided, shape, old, new)
+            np.testing.assert_array_equal(got, full[box(shape, new, size, rank)])
+
+
+def check_functional_forms() -> None:
+    """ozfft.distributed.fftn / ifftn / rfftn / irfftn: Plan(...).forward / backward."""
+    from ozfft import distributed
+
+    shape = (9, 8, 6)
+    x = np.random.default_rng(7).standard_normal(shape)
+    plan = Plan(shape, comm, real=True)
+    y = distributed.rfftn(np.ascontiguousarray(x[plan.input_slices]), shape, comm)
+    full = ozfft.rfftn(x)
+    np.testing.assert_array_equal(y, full[plan.output_slices])
+    back = distributed.irfftn(np.ascontiguousarray(full[plan.output_slices]), shape, comm)
+    np.testing.assert_array_equal(
+        back, ozfft.irfftn(full, s=shape, axes=(0, 1, 2))[plan.input_slices]
+    )
+    plan = Plan(shape, comm, decomposition="pencil")
+    c = x + 1j
+    y = distributed.fftn(c[plan.input_slices], shape, comm, decomposition="pencil")
+    np.testing.assert_array_equal(y, ozfft.fftn(c)[plan.output_slices])
+    back = distributed.ifftn(y, shape, comm, decomposition="pencil")
+    np.testing.assert_array_equal(back, ozfft.ifftn(ozfft.fftn(c))[plan.input_slices])
+
+
 def check_errors() -> None:
     if size > 1:
         expect(ValueError, "different arguments", lambda: Plan((8, 8, 8 + rank), comm))
@@ -123,4 +168,11 @@ def check_errors() -> None:
     )
 
 
-harness.run(comm, [check_transforms, check_real_transforms, check_errors], f"ok: {size} ranks")
+CHECKS = [
+    check_redistribute,
+    check_transforms,
+    check_real_transforms,
+    check_functional_forms,
+    check_errors,
+]
+harness.run(comm, CHECKS, f"ok: {size} ranks")
