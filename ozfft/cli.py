@@ -139,6 +139,18 @@ def build_parser() -> argparse.ArgumentParser:
     bench_numpy_gemm.add_arguments(numpy_gemm)
     numpy_gemm.set_defaults(func=_cmd_bench_numpy_gemm)
 
+    from .distributed import bench as bench_distributed
+
+    distributed = bench_sub.add_parser(
+        "distributed",
+        help="ozfft.distributed scaling vs the same slab decomposition with cuFFT (mpiexec)",
+        description="Weak and strong scaling of ozfft.distributed over the ranks of "
+        "MPI.COMM_WORLD (one GPU per rank), against the same slab decomposition with "
+        "cuFFT; launch under mpiexec, e.g. mpiexec -n 4 ozfft bench distributed.",
+    )
+    bench_distributed.add_arguments(distributed)
+    distributed.set_defaults(func=_cmd_bench_distributed)
+
     ceil = bench_sub.add_parser("ceilings", help="measure this GPU's and ozfft's rates")
     ceil.add_argument("--out", type=Path, default=None, help="write ceilings.json here")
     ceil.set_defaults(func=_cmd_bench_ceilings)
@@ -229,6 +241,13 @@ def _cmd_bench_gemm(args: argparse.Namespace) -> int:
     from .bench import gemm
 
     return _gpu_campaign(args, "gemm", gemm.main)
+
+
+def _cmd_bench_distributed(args: argparse.Namespace) -> int:
+    from .bench.results import results_dir
+    from .distributed import bench
+
+    return bench.main(args, lambda device, ranks: results_dir(f"{device} x{ranks}"))
 
 
 def _cmd_bench_numpy_gemm(args: argparse.Namespace) -> int:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import os
 import subprocess
 import sys
 
@@ -260,8 +261,6 @@ def test_ozfft_errors_are_one_line(capsys, monkeypatch):
 
 def test_environment_errors_are_one_line_without_traceback():
     """A bad OZFFT_* value through the real entry point: one line, exit status 1."""
-    import os
-
     env = {**os.environ, "OZFFT_ENGINE": "tpu"}
     done = subprocess.run(
         [sys.executable, "-m", "ozfft.cli", "check", "--size", "4"],
@@ -271,3 +270,79 @@ def test_environment_errors_are_one_line_without_traceback():
     )
     assert done.returncode == 1, done.stderr
     assert done.stderr == "ozfft: error: OZFFT_ENGINE must be 'numpy' or 'cuda', not 'tpu'\n"
+
+
+# -- ozfft bench distributed -----------------------------------------------------------
+
+
+def test_bench_distributed_is_listed_and_has_help(capsys):
+    assert main(["bench"]) == 0
+    assert "distributed" in capsys.readouterr().out
+    with pytest.raises(SystemExit) as info:
+        main(["bench", "distributed", "--help"])
+    assert info.value.code == 0
+    out = " ".join(capsys.readouterr().out.split())
+    assert out.startswith("usage: ozfft bench distributed")
+    for text in ("mpiexec", "--weak WEAK", "(default: 512)", "(default: [1024])", "--largest"):
+        assert text in out, text
+
+
+@pytest.mark.skipif(importlib.util.find_spec("cupy") is not None, reason="cupy is installed")
+def test_bench_distributed_without_gpu_says_why(capsys):
+    pytest.importorskip("mpi4py")
+    assert main(["bench", "distributed", "--weak", "8", "--strong"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("ozfft bench distributed: the CUDA engine needs cupy")
+
+
+def test_bench_distributed_runs_under_mpiexec_on_the_numpy_engine(tmp_path):
+    """``mpiexec -n 2 ozfft bench distributed --engine numpy`` at tiny sizes, in a fresh
+    folder: the default results folder, a record per case and group, the pocketfft slab
+    transform as the independent reference, the model's bytes and the efficiencies."""
+    pytest.importorskip("mpi4py")
+    from .test_distributed import _mpiexec
+
+    command = [_mpiexec(), "-n", "2", sys.executable, "-m", "ozfft.cli", "bench", "distributed"]
+    argv = ["--engine", "numpy", "--weak", "8", "--strong", "12", "--largest", "16", "--reps", "2"]
+    proc = subprocess.run(
+        [*command, *argv],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=tmp_path,
+    )
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    folder = tmp_path / "bench" / "results" / f"cpu-{os.cpu_count() or 1}core-x2"
+    result = json.loads((folder / "distributed.json").read_text())
+    assert (result["world"], result["engine"]) == (2, "numpy")
+    records = result["records"]
+    got = [(r["case"], r["ranks"], tuple(r["shape"])) for r in records]
+    assert got == [
+        ("weak", 1, (8, 8, 8)),
+        ("strong", 1, (12, 12, 12)),
+        ("weak", 2, (16, 8, 8)),
+        ("strong", 2, (12, 12, 12)),
+        ("largest", 2, (16, 16, 16)),
+    ]
+    for r in records:
+        assert "skipped" not in r
+        assert 0 < r["relative_difference"] < 1e-14  # against numpy.fft's slab transform
+        assert r["ozfft_ms"] > 0 and r["native_ms"] > 0 and r["exchange_ms"] >= 0
+    one = {r["case"]: r for r in records if r["ranks"] == 1}
+    assert one["weak"]["bitwise_fftn"] and one["strong"]["bitwise_fftn"]
+    # each rank sends all of its block but its own piece: (8, 8, 8) less (8, 4, 8) of
+    # complex128; (6, 12, 12) less (6, 6, 12); (8, 16, 16) less (8, 8, 16); none on one rank
+    sent = [r["exchange_bytes"] for r in records]
+    assert sent == [0, 0, 8 * 4 * 8 * 16, 6 * 6 * 12 * 16, 8 * 8 * 16 * 16]
+    weak2, strong2 = records[2], records[3]
+    for key in ("ozfft", "native"):
+        t1, t2 = one["weak"][f"{key}_ms"], weak2[f"{key}_ms"]
+        assert weak2["efficiency"][key] == pytest.approx(t1 / t2)
+        t1, t2 = one["strong"][f"{key}_ms"], strong2[f"{key}_ms"]
+        assert strong2["efficiency"][key] == pytest.approx(t1 / (2 * t2))
+    assert weak2["efficiency"]["ozfft_vs_fftn"] == pytest.approx(
+        one["weak"]["fftn_ms"] / weak2["ozfft_ms"]
+    )
+    table = (folder / "distributed.md").read_text()
+    assert "| largest | 2 | 16×16×16 |" in table and "| weak | 2 | 16×8×8 |" in table
+    assert "bitwise equal to ozfft.fftn" in table

@@ -85,18 +85,25 @@ LAYERS: dict[str, dict[str, tuple[str, ...]]] = {
         "modules": ("ozfft.reference",),  # (ozfft/reference.py's own contract)
         "may_import": ("leaves",),
     },
-    "tools": {  # ozfft bench, ozfft check, the CLI
-        "modules": ("ozfft.bench.*", "ozfft.check", "ozfft.cli"),
+    "tools": {  # ozfft bench, ozfft check
+        "modules": ("ozfft.bench.*", "ozfft.check"),
         "may_import": (
             "leaves", "ozaki", "profiling", "options",
             "engine-base", "engine-select", "scheme", "fourier", "api", "reference",
         ),
     },
-    "distributed": {  # distributed FFTs: on top of everything, imported by nothing
+    "distributed": {  # distributed FFTs: imported by the CLI alone
         "modules": ("ozfft.distributed.*",),
         "may_import": (
             "leaves", "ozaki", "profiling", "options",
             "engine-base", "engine-select", "scheme", "fourier", "api",
+        ),
+    },
+    "cli": {  # the ozfft command: on top of everything, imported by nothing
+        "modules": ("ozfft.cli",),
+        "may_import": (
+            "leaves", "ozaki", "profiling", "options", "engine-base", "engine-select",
+            "scheme", "fourier", "api", "reference", "tools", "distributed",
         ),
     },
 }  # fmt: skip
@@ -108,7 +115,8 @@ PRIVATE: dict[str, tuple[str, ...]] = {
     "ozfft.engines.cuda.*": ("ozfft.engines.cuda.*", "ozfft.engines.select"),
     # the NumPy engine's stage modules: reached through NumpyEngine only
     "ozfft.engines.numpy.*": ("ozfft.engines.numpy.*", "ozfft.engines", "ozfft.engines.select"),
-    "ozfft.distributed.*": ("ozfft.distributed.*",),
+    # ozfft.distributed: itself and the CLI (`ozfft bench distributed`)
+    "ozfft.distributed.*": ("ozfft.distributed.*", "ozfft.cli"),
 }
 
 #: Sanctioned exceptions, permanent until the named replacement exists:
@@ -440,13 +448,18 @@ def test_cuda_engine_is_reached_only_through_select(graph):
 
 def test_rule_table_keeps_the_stated_prohibitions():
     engines = ("engine-base", "numpy-engine", "cuda-engine", "engine-select")
-    above_engines = {"scheme", "fourier", "api", "reference", "tools", "distributed", "options"}
+    above_engines = {
+        "scheme", "fourier", "api", "reference", "tools", "distributed", "cli", "options",
+    }  # fmt: skip
     for layer in engines:
         assert not above_engines & set(LAYERS[layer]["may_import"]), layer
     assert set(LAYERS["ozaki"]["may_import"]) <= {"leaves"}
     assert set(LAYERS["reference"]["may_import"]) <= {"leaves"}  # no engines, no bench
     assert not {"numpy-engine", "cuda-engine"} & set(LAYERS["fourier"]["may_import"])
-    assert all("distributed" not in rule["may_import"] for rule in LAYERS.values())
+    # the CLI alone imports distributed, and nothing imports the CLI
+    assert [name for name, rule in LAYERS.items() if "distributed" in rule["may_import"]] == ["cli"]
+    assert all("cli" not in rule["may_import"] for rule in LAYERS.values())
+    assert PRIVATE["ozfft.distributed.*"] == ("ozfft.distributed.*", "ozfft.cli")
     assert all(layer in LAYERS for rule in LAYERS.values() for layer in rule["may_import"])
 
 
@@ -501,6 +514,8 @@ def test_checker_reports_synthetic_layer_violations():
         ("ozfft.reference", "ozfft.bench.gemm"),  # reference importing bench
         ("ozfft.reference", "ozfft.linalg"),  # a reference sharing the code it checks
         ("ozfft.linalg", "ozfft.distributed.gemm"),  # anything importing distributed
+        ("ozfft.bench.fft", "ozfft.distributed.bench"),  # ... a tool too
+        ("ozfft.bench.fft", "ozfft.cli"),  # anything importing the CLI
         ("ozfft.engines", "ozfft.engines.cuda.engine"),  # cuda is select.py's only
         ("ozfft.bench.gemm", "ozfft.engines.cuda.compiler"),  # not the sanctioned helper
         ("ozfft.scheme.gemm", "ozfft.engines.select"),  # drivers see engines.base only
@@ -517,6 +532,8 @@ def test_checker_reports_synthetic_layer_violations():
         ("ozfft.fourier.cache", "ozfft.engines.base"),
         ("ozfft.check", "ozfft.reference"),
         ("ozfft.distributed.gemm", "ozfft.linalg"),
+        ("ozfft.cli", "ozfft.distributed.bench"),
+        ("ozfft.cli", "ozfft.bench.results"),
         ("ozfft._logging", "ozfft.config"),
     )
     assert layer_violations(good_edges, known={}) == []
