@@ -328,6 +328,7 @@ def test_bench_distributed_runs_under_mpiexec_on_the_numpy_engine(tmp_path):
         assert "skipped" not in r
         assert 0 < r["relative_difference"] < 1e-14  # against numpy.fft's slab transform
         assert r["ozfft_ms"] > 0 and r["native_ms"] > 0 and r["exchange_ms"] >= 0
+        assert ("ozfft_local_ms" in r) == (r["case"] != "largest")
     one = {r["case"]: r for r in records if r["ranks"] == 1}
     assert one["weak"]["bitwise_fftn"] and one["strong"]["bitwise_fftn"]
     # each rank sends all of its block but its own piece: (8, 8, 8) less (8, 4, 8) of
