@@ -320,6 +320,18 @@ __device__ __forceinline__ void fx_line_pos(int idx, long long inner, int &line,
     }
 }
 
+// The last stage leaves output k = k1 + r1 (k2 + r2 k3) at position pos = (k1 r2 + k2) r3 + k3
+// (digit-reversed), and the exit walks natural k so that its global stores are coalesced.
+// Eight consecutive k differ in k1 only, so their positions lie N / r1 apart: one shared
+// memory bank group. The last stage therefore stores position pos at fx_swizzle(pos) = pos
+// XOR (k1 mod 8) — within the 8 positions of its own task's block when the last radix is a
+// multiple of 8 (identity otherwise, and for one-stage plans where pos = k).
+#define FX_R_LAST (FX_STAGES == 1 ? FX_R1 : FX_STAGES == 2 ? FX_R2 : FX_R3)
+#define FX_SWIZZLE (FX_STAGES >= 2 && FX_R_LAST % 8 == 0)
+__device__ __forceinline__ int fx_swizzle(int pos) {
+    return FX_SWIZZLE ? pos ^ ((pos / (FX_N / FX_R1)) & 7) : pos;
+}
+
 __host__ __device__ constexpr int fx_ceil_log2(int r) {
     return r <= 1 ? 0 : 1 + fx_ceil_log2((r + 1) / 2);
 }
@@ -436,7 +448,8 @@ __device__ void fx_stage(i64 *xs, const int4 *__restrict__ frag, u64 *or_in, u64
                 const int line = 2 * tig + (q & 1);
                 i64 z = fx_combine<HP, R>(acc[q]);
                 if (row < 2 * R) {
-                    xs[line * FX_LS + 2 * (base + (row >> 1) * SUFFIX) + (row & 1)] = z;
+                    const int pos = base + (row >> 1) * SUFFIX;
+                    xs[line * FX_LS + 2 * (LAST ? fx_swizzle(pos) : pos) + (row & 1)] = z;
                     if (!LAST) my_or[q & 1] |= (u64)(z < 0 ? -z : z);
                 }
             }
@@ -575,16 +588,16 @@ template <bool NORMAL, bool CARRY = false>  // CARRY: the fixed-point parts as t
 __device__ __forceinline__ void fx_exit(const i64 *xs, ulonglong2 *__restrict__ out,
                                         const long long *line_base, const int *line_exp,
                                         long long inner, int out_n) {
-    // `line_base` and `inner` of the output (a transposed output walks the lines' k across)
+    // `line_base` and `inner` of the output (a transposed output walks the lines' k across);
+    // threads walk natural k (coalesced stores) and read the last stage's swizzled positions
     for (int idx = threadIdx.x; idx < FX_LINES * FX_N; idx += FX_THREADS) {
-        int line, pos;
-        fx_line_pos(idx, inner, line, pos);
+        int line, k;
+        fx_line_pos(idx, inner, line, k);
         const long long b = line_base[line];
-        if (b < 0) continue;
-        const int k3 = pos % FX_R3, k12 = pos / FX_R3;
-        const int k2 = k12 % FX_R2, k1 = k12 / FX_R2;
-        const int k = k1 + FX_R1 * (k2 + FX_R2 * k3);
-        if (k >= out_n) continue;  // a cropped (real-input) output keeps k < out_n
+        if (b < 0 || k >= out_n) continue;  // a cropped (real-input) output keeps k < out_n
+        const int k1 = k % FX_R1, k23 = k / FX_R1;
+        const int k2 = k23 % FX_R2, k3 = k23 / FX_R2;
+        const int pos = fx_swizzle((k1 * FX_R2 + k2) * FX_R3 + k3);
         const int e = line_exp[line];
         const longlong2 z = *reinterpret_cast<const longlong2 *>(xs + line * FX_LS + 2 * pos);
         out[b + (long long)k * inner] =
@@ -766,8 +779,8 @@ extern "C" __global__ void __launch_bounds__(FX_THREADS, FX_MIN_BLOCKS)
         line_exp[line] = e;
     }
     __syncthreads();
-    // exit: shared position pos = ((k1 r2) + k2) r3 + k3 holds natural k = k1 + r1 k2 +
-    // r1 r2 k3; threads walk pos (conflict-free shared reads) and scatter k to global.
+    // exit: shared position fx_swizzle(((k1 r2) + k2) r3 + k3) holds natural k = k1 + r1 k2 +
+    // r1 r2 k3; threads walk k (coalesced global stores, conflict-free shared reads).
     // Blocks whose lines all give normal numbers (or zero) take the short conversion.
 #if FX_CARRY_OUT
     // a carried pass: the parts in natural order, the exponent of each line beside them
