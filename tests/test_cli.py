@@ -296,33 +296,35 @@ def test_bench_distributed_without_gpu_says_why(capsys):
 
 
 def test_bench_distributed_runs_under_mpiexec_on_the_numpy_engine(tmp_path):
-    """``mpiexec -n 2 ozfft bench distributed --engine numpy`` at tiny sizes, in a fresh
-    folder: the default results folder, a record per case and group, the pocketfft slab
-    transform as the independent reference, the model's bytes and the efficiencies."""
+    """``mpiexec -n 4 ozfft bench distributed --engine numpy`` at tiny sizes over groups
+    of 1 and 4 ranks, in a fresh folder: the default results folder, a record per case
+    and group, the pocketfft slab transform as the independent reference, the model's
+    bytes and the efficiencies."""
     pytest.importorskip("mpi4py")
     from .test_distributed import _mpiexec
 
-    command = [_mpiexec(), "-n", "2", sys.executable, "-m", "ozfft.cli", "bench", "distributed"]
-    argv = ["--engine", "numpy", "--weak", "8", "--strong", "12", "--largest", "16", "--reps", "2"]
+    command = [_mpiexec(), "-n", "4", sys.executable, "-m", "ozfft.cli", "bench", "distributed"]
+    argv = ["--engine", "numpy", "--weak", "8", "--balanced", "--strong", "12", "--largest", "16"]
     proc = subprocess.run(
-        [*command, *argv],
+        [*command, *argv, "--ranks", "1", "4", "--reps", "2"],
         capture_output=True,
         text=True,
         timeout=300,
         cwd=tmp_path,
     )
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
-    folder = tmp_path / "bench" / "results" / f"cpu-{os.cpu_count() or 1}core-x2"
+    folder = tmp_path / "bench" / "results" / f"cpu-{os.cpu_count() or 1}core-x4"
     result = json.loads((folder / "distributed.json").read_text())
-    assert (result["world"], result["engine"]) == (2, "numpy")
+    assert (result["world"], result["engine"]) == (4, "numpy")
     records = result["records"]
     got = [(r["case"], r["ranks"], tuple(r["shape"])) for r in records]
     assert got == [
         ("weak", 1, (8, 8, 8)),
         ("strong", 1, (12, 12, 12)),
-        ("weak", 2, (16, 8, 8)),
-        ("strong", 2, (12, 12, 12)),
-        ("largest", 2, (16, 16, 16)),
+        ("weak", 4, (32, 8, 8)),
+        ("weak-balanced", 4, (16, 16, 8)),
+        ("strong", 4, (12, 12, 12)),
+        ("largest", 4, (16, 16, 16)),
     ]
     for r in records:
         assert "skipped" not in r
@@ -331,19 +333,34 @@ def test_bench_distributed_runs_under_mpiexec_on_the_numpy_engine(tmp_path):
         assert ("ozfft_local_ms" in r) == (r["case"] != "largest")
     one = {r["case"]: r for r in records if r["ranks"] == 1}
     assert one["weak"]["bitwise_fftn"] and one["strong"]["bitwise_fftn"]
-    # each rank sends all of its block but its own piece: (8, 8, 8) less (8, 4, 8) of
-    # complex128; (6, 12, 12) less (6, 6, 12); (8, 16, 16) less (8, 8, 16); none on one rank
+    # each rank sends all of its block but its own piece (complex128): (8, 8, 8) less
+    # (8, 2, 8); (4, 16, 8) less (4, 4, 8); (3, 12, 12) less (3, 3, 12); (4, 16, 16) less
+    # (4, 4, 16); nothing on one rank
     sent = [r["exchange_bytes"] for r in records]
-    assert sent == [0, 0, 8 * 4 * 8 * 16, 6 * 6 * 12 * 16, 8 * 8 * 16 * 16]
-    weak2, strong2 = records[2], records[3]
+    assert sent == [0, 0, 8 * 6 * 8 * 16, 4 * 12 * 8 * 16, 3 * 9 * 12 * 16, 4 * 12 * 16 * 16]
+    weak4, balanced4, strong4 = records[2], records[3], records[4]
     for key in ("ozfft", "native"):
-        t1, t2 = one["weak"][f"{key}_ms"], weak2[f"{key}_ms"]
-        assert weak2["efficiency"][key] == pytest.approx(t1 / t2)
-        t1, t2 = one["strong"][f"{key}_ms"], strong2[f"{key}_ms"]
-        assert strong2["efficiency"][key] == pytest.approx(t1 / (2 * t2))
-    assert weak2["efficiency"]["ozfft_vs_fftn"] == pytest.approx(
-        one["weak"]["fftn_ms"] / weak2["ozfft_ms"]
+        t1 = one["weak"][f"{key}_ms"]
+        assert weak4["efficiency"][key] == pytest.approx(t1 / weak4[f"{key}_ms"])
+        assert balanced4["efficiency"][key] == pytest.approx(t1 / balanced4[f"{key}_ms"])
+        t1, t4 = one["strong"][f"{key}_ms"], strong4[f"{key}_ms"]
+        assert strong4["efficiency"][key] == pytest.approx(t1 / (4 * t4))
+    assert weak4["efficiency"]["ozfft_vs_fftn"] == pytest.approx(
+        one["weak"]["fftn_ms"] / weak4["ozfft_ms"]
     )
     table = (folder / "distributed.md").read_text()
-    assert "| largest | 2 | 16×16×16 |" in table and "| weak | 2 | 16×8×8 |" in table
+    assert "| largest | 4 | 16×16×16 |" in table and "| weak-balanced | 4 | 16×16×8 |" in table
     assert "bitwise equal to ozfft.fftn" in table
+
+
+def test_bench_distributed_balanced_shapes_keep_n_cubed_per_rank():
+    from ozfft.distributed.bench import balanced_shape
+
+    assert balanced_shape(512, 1) == (512, 512, 512)
+    assert balanced_shape(512, 2) == (1024, 512, 512)
+    assert balanced_shape(512, 4) == (1024, 1024, 512)
+    assert balanced_shape(512, 8) == (1024, 1024, 1024)
+    assert balanced_shape(64, 12) == (192, 128, 128)  # 3 first, then 2, 2
+    for g in range(1, 33):
+        shape = balanced_shape(16, g)
+        assert shape[0] * shape[1] * shape[2] == 16**3 * g and max(shape) <= 16 * max(2, g)

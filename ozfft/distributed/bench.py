@@ -8,6 +8,9 @@ The first ``g`` ranks of ``MPI.COMM_WORLD`` measure together, for each ``g`` of
 ``--ranks`` (default 1, 2, 4, ... and the world size), while the others wait:
 
 - ``weak``: a ``(n·g, n, n)`` array, ``n = --weak`` (``n³`` elements per rank);
+- ``weak-balanced`` (with ``--balanced``): ``n³·g`` elements again, the shortest axis
+  multiplied by each prime factor of ``g`` in turn (``(2n, 2n, n)`` on 4 ranks), so that
+  no axis grows past ``2n``;
 - ``strong``: ``(N, N, N)`` for each ``N`` of ``--strong``;
 - ``largest``: ``(M, M, M)`` for each ``M`` of ``--largest``, on all the ranks only.
 
@@ -52,7 +55,7 @@ import numpy as np
 
 from ..errors import DeviceUnavailableError
 
-__all__ = ["add_arguments", "efficiencies", "exchange_bytes", "main", "markdown"]
+__all__ = ["add_arguments", "balanced_shape", "efficiencies", "exchange_bytes", "main", "markdown"]
 
 #: the elements of each rank's output block that relative_difference compares
 _SAMPLE = 17
@@ -69,6 +72,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--weak", type=int, default=512, help="weak scaling: n³ elements per rank (0: none)"
+    )
+    parser.add_argument(
+        "--balanced",
+        action="store_true",
+        help="also weak scaling with the axes multiplied in turn: (2n, n, n), (2n, 2n, n), ...",
     )
     parser.add_argument(
         "--strong", type=int, nargs="*", default=[1024], help="strong scaling: N³ arrays"
@@ -266,8 +274,9 @@ def efficiencies(records: list[dict]) -> None:
     ones = {(r["case"], tuple(r["shape"])): r for r in records if r["ranks"] == 1}
     for r in records:
         g = r["ranks"]
-        if r["case"] == "weak":
-            n = r["shape"][1]
+        weak = r["case"].startswith("weak")
+        if weak:
+            n = min(r["shape"])
             base = ones.get(("weak", (n, n, n)))
             scale = 1
         else:
@@ -279,7 +288,7 @@ def efficiencies(records: list[dict]) -> None:
         for key in ("ozfft", "native"):
             if f"{key}_ms" in base and f"{key}_ms" in r:
                 eff[key] = base[f"{key}_ms"] / (scale * r[f"{key}_ms"])
-        if r["case"] == "weak":
+        if weak:
             if "fftn_ms" in base and "ozfft_ms" in r:
                 eff["ozfft_vs_fftn"] = base["fftn_ms"] / r["ozfft_ms"]
             if "native_fftn_ms" in base and "native_ms" in r:
@@ -342,6 +351,20 @@ def markdown(result: dict) -> list[str]:
         for name, why in r.get("skipped", {}).items():
             lines.append(f"\nSkipped: {r['case']} {r['ranks']} ranks {name}: {why}")
     return lines
+
+
+def balanced_shape(n: int, g: int) -> tuple[int, int, int]:
+    """``n³·g`` elements in 3 axes: the shortest axis (the first of equals) multiplied by
+    each prime factor of ``g``, the largest first."""
+    dims, rest, factors, f = [n, n, n], g, [], 2
+    while rest > 1:
+        while rest % f == 0:
+            factors.append(f)
+            rest //= f
+        f += 1
+    for f in sorted(factors, reverse=True):
+        dims[dims.index(min(dims))] *= f
+    return (dims[0], dims[1], dims[2])
 
 
 def _groups(world: int, ranks: list[int] | None) -> list[int]:
@@ -412,6 +435,9 @@ def main(
     for g in groups:
         if args.weak:
             cases.append(("weak", g, (args.weak * g, args.weak, args.weak)))
+            shape = balanced_shape(args.weak, g)
+            if args.balanced and shape != (args.weak * g, args.weak, args.weak):
+                cases.append(("weak-balanced", g, shape))
         cases += [("strong", g, (n, n, n)) for n in args.strong if n >= g]
     cases += [("largest", size, (m, m, m)) for m in args.largest if m >= size]
     for case, g, shape in cases:
