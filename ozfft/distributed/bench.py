@@ -22,7 +22,9 @@ through ``cupy.fft``, or pocketfft through ``numpy.fft``; the two whole axes, th
 ``redistribute`` alone (``exchange``); and, except for ``largest``, of the local transforms
 alone (``ozfft_local``, ``native_local``: the two whole axes of the input block, then
 the first axis of a block of the output layout; no exchange, no checks, no fixed point
-carried across). Wall time between barriers of the group, the
+carried across); with ``--chunks k ...``, of ``Plan(..., chunks=k).forward`` too
+(``ozfft`` is the default plan: the exchange overlapped in 8 chunks with cupy arrays).
+Wall time between barriers of the group, the
 median of ``--reps`` after one warm-up call. On one rank the single-device
 ``ozfft.fftn`` and native ``fftn`` of the whole array are timed too, and the plan's
 result is compared with ``ozfft.fftn``'s bit for bit. ``relative_difference`` is
@@ -92,6 +94,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="group sizes (default: 1, 2, 4, ... and the world size)",
     )
     parser.add_argument("--reps", type=int, default=5, help="timed calls per measurement")
+    parser.add_argument(
+        "--chunks",
+        type=int,
+        nargs="*",
+        default=[],
+        help="also time Plan(..., chunks=k).forward for each k (ozfft_chunks<k>_ms; 1: the "
+        "exchange not overlapped)",
+    )
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument(
         "--out",
@@ -166,7 +176,9 @@ def exchange_bytes(shape: tuple[int, ...], ranks: int, itemsize: int = 16) -> in
     return most
 
 
-def _measure_case(group, backend: _Backend, case: str, shape, reps: int, seed: int, predict):
+def _measure_case(
+    group, backend: _Backend, case: str, shape, reps: int, seed: int, predict, chunks=()
+):
     """One record: every rank of ``group`` calls it; the values rank 0 returns."""
     import ozfft
 
@@ -217,6 +229,9 @@ def _measure_case(group, backend: _Backend, case: str, shape, reps: int, seed: i
         "native": native,
         "exchange": lambda: redistribute(transport, x, tuple(shape), 0, 1),
     }
+    for k in chunks:
+        variant = Plan(shape, group, chunks=k)
+        calls[f"ozfft_chunks{k}"] = lambda p=variant: p.forward(x)
     if g == 1:
         calls.update(fftn=single_ozfft, native_fftn=single_native)
     if case != "largest":
@@ -338,6 +353,16 @@ def markdown(result: dict) -> list[str]:
             )
             + " |"
         )
+    for r in result["records"]:
+        variants = sorted(
+            (int(k[len("ozfft_chunks") : -3]), v)
+            for k, v in r.items()
+            if k.startswith("ozfft_chunks") and k.endswith("_ms")
+        )
+        if variants:
+            shape = "×".join(map(str, r["shape"]))
+            times = ", ".join(f"{k} chunks {_f(v)} ms" for k, v in variants)
+            lines.append(f"\n{r['case']} {r['ranks']} ranks {shape}: Plan(chunks=k): {times}.")
     single = [r for r in result["records"] if "fftn_ms" in r or "native_fftn_ms" in r]
     for r in single:
         shape = "×".join(map(str, r["shape"]))
@@ -446,7 +471,9 @@ def main(
             predict = None
             if case == "largest":
                 predict = _predictor(result["records"], backend, g, shape)
-            record = _measure_case(group, backend, case, shape, args.reps, args.seed, predict)
+            record = _measure_case(
+                group, backend, case, shape, args.reps, args.seed, predict, args.chunks
+            )
             backend.release()  # the case's arrays are gone with its frame
             group.Free()
             if rank == 0:

@@ -27,6 +27,7 @@ __all__ = [
     "allgather_along",
     "raise_problems",
     "redistribute",
+    "send_rows",
 ]
 
 #: MPI counts are C ints: the bytes one rank sends another must stay below this
@@ -193,6 +194,77 @@ def redistribute(
                 piece = recvbuf[recv_displs[p] : recv_displs[p] + recv_counts[p]]
                 out[block(out, split_from, p)] = piece.view(local.dtype).reshape(target.shape)
     return out
+
+
+def send_rows(
+    transport: Transport, chunk, out, shape, split_from: int, split_to: int, rows, stream=None
+):
+    """One chunk of :func:`redistribute`: ``chunk`` is this rank's rows ``rows[rank]``
+    (``[start, stop)``, global indices along ``split_from``) of the global ``shape``,
+    whole along ``split_from``'s partner ``split_to``; ``out`` is this rank's block of
+    the layout split along ``split_to`` (whole along ``split_from``), where the rows
+    ``rows[p]`` of every rank ``p`` land. The pieces for the other ranks are packed on
+    the current stream, the own piece copied into ``out``; the transfer runs on
+    ``stream`` (device arrays: after an event of the current stream; None: the current
+    stream, or at once for MPI). Returns the buffers that must outlive the transfer and a
+    function that unpacks what arrived, to call once the transfer is complete (None
+    where every piece landed in ``out`` directly)."""
+    xp, size, rank = transport.xp, transport.size, transport.rank
+    item = chunk.itemsize
+
+    def block(array, axis: int, lo: int, hi: int) -> tuple[slice, ...]:
+        index = [slice(None)] * array.ndim
+        index[axis] = slice(lo, hi)
+        return tuple(index)
+
+    def elements(array, axis: int, length: int) -> int:
+        return int(np.prod(array.shape, dtype=np.int64)) // array.shape[axis] * length
+
+    cols = [block_range(shape[split_to], size, p) for p in range(size)]
+    lo, hi = rows[rank]
+    if hi > lo:
+        out[block(out, split_from, lo, hi)] = chunk[block(chunk, split_to, *cols[rank])]
+    counts = [elements(chunk, split_to, b - a) * item for a, b in cols]
+    counts[rank] = 0
+    send_counts, send_displs = _byte_layout(counts, transport.max_message)
+    sendbuf = xp.empty(sum(send_counts) // item, chunk.dtype)
+    for p in range(size):
+        if p != rank and send_counts[p]:
+            start, count = send_displs[p] // item, send_counts[p] // item
+            piece = chunk[block(chunk, split_to, *cols[p])]
+            sendbuf[start : start + count].reshape(piece.shape)[...] = piece
+    sendbuf = sendbuf.view(xp.uint8)
+    direct = all(n == 1 for n in out.shape[:split_from])
+    sizes = [elements(out, split_from, b - a) * item for a, b in rows]
+    sizes[rank] = 0
+    if direct:  # each source's rows are a contiguous range of the result
+        row = elements(out, split_from, 1) * item
+        recv_counts = sizes
+        recv_displs = [a * row for a, _ in rows]
+        _byte_layout(recv_counts, transport.max_message)
+        recvbuf = out.reshape(-1).view(xp.uint8)
+    else:
+        recv_counts, recv_displs = _byte_layout(sizes, transport.max_message)
+        recvbuf = xp.empty(sum(recv_counts), xp.uint8)
+    if stream is None:
+        transport.alltoallv(sendbuf, send_counts, send_displs, recvbuf, recv_counts, recv_displs)
+    else:
+        stream.wait_event(xp.cuda.get_current_stream().record())
+        with stream:
+            transport.alltoallv(
+                sendbuf, send_counts, send_displs, recvbuf, recv_counts, recv_displs
+            )
+    if direct:
+        return [sendbuf], None
+
+    def unpack() -> None:
+        for p, (a, b) in enumerate(rows):
+            if p != rank and b > a:
+                target = out[block(out, split_from, a, b)]
+                piece = recvbuf[recv_displs[p] : recv_displs[p] + recv_counts[p]]
+                target[...] = piece.view(out.dtype).reshape(target.shape)
+
+    return [sendbuf, recvbuf], unpack
 
 
 def allgather_along(transport: Transport, local, axis: int, length: int):

@@ -18,7 +18,6 @@ bitwise equal for any rank count and grid (docs/distributed.md).
 
 from __future__ import annotations
 
-import importlib
 import operator
 from typing import Any
 
@@ -27,6 +26,7 @@ import numpy as np
 from ..engines.select import array_module_name, cuda_engine, numpy_engine
 from ..errors import NonFiniteInputError
 from ..fourier.cache import get_executor, get_plan
+from ..fourier.input_check import InputCheck
 from ..fourier.runs import axis_runs, carry_axis, hermitian_extension, normalize, run_passes
 from ..options import FFTOptions
 from ..ozaki.fixed_point import Carried
@@ -36,6 +36,7 @@ from .exchange import (
     allgather_along,
     raise_problems,
     redistribute,
+    send_rows,
 )
 from .layout import block_range
 
@@ -68,6 +69,12 @@ class Plan:
     mismatch raises ``ValueError`` on every rank). Local arrays are numpy arrays of the
     rank's box: ``local_input_shape`` (``input_slices`` of the global array) for
     :meth:`forward`, ``local_output_shape`` (``output_slices``) for :meth:`backward`.
+
+    ``chunks``: the slab forward transform of complex data splits the block into this
+    many chunks of planes along the split axis and sends each chunk while the next one
+    is transformed (cupy arrays: the NCCL transfers on a second stream); None: 8 with
+    cupy arrays (fewer where a rank's block has fewer planes), 1 with numpy arrays. The
+    result is the same bits for any number.
     """
 
     def __init__(
@@ -82,15 +89,19 @@ class Plan:
         norm: str | None = None,
         precision: str = "fp64",
         moduli: int | None = None,
+        chunks: int | None = None,
     ) -> None:
         self.comm = _default_comm() if comm is None else comm
         size, rank = self.comm.Get_size(), self.comm.Get_rank()
-        spec = (tuple(global_shape), decomposition, grid, axes, real, norm, precision, moduli)
+        spec = (global_shape, decomposition, grid, axes, real, norm, precision, moduli, chunks)
+        spec = (tuple(spec[0]), *spec[1:])
         problem, kind = None, ValueError
         try:
             shape, axes, norm, options, dims = _validate(
                 global_shape, decomposition, grid, axes, norm, precision, moduli, size
             )
+            if chunks is not None and (operator.index(chunks) < 1):
+                raise ValueError(f"chunks must be a positive int, got {chunks!r}")
         except (TypeError, ValueError) as exc:
             problem, kind = str(exc), type(exc)
         # one exchange: every rank's problem (a TypeError where any rank has one) and spec
@@ -139,6 +150,8 @@ class Plan:
         self._backward = _schedule(
             back, self._output_split, self._input_split, out_shape, axes, dims
         )
+        self._chunks = None if chunks is None else operator.index(chunks)
+        self._overlap = None if self.real else _overlap_split(self._forward, order, self._runs)
         # the grid: rank = row-major index of its coordinates; one communicator per
         # grid dimension of the ranks that differ only in that coordinate
         self._coords = tuple(int(c) for c in np.unravel_index(rank, dims))
@@ -185,14 +198,16 @@ class Plan:
 
     # -- the passes ------------------------------------------------------------------
     def _checked(self, x, expected, kinds: str):
-        """``x`` after the collective checks (array kind, shape, dtype, finite on every
-        rank, in one exchange); selects the context (array module, engine, transports)
-        of its kind."""
+        """``x`` after the collective checks (array kind, shape, dtype; numpy arrays:
+        finite on every rank), in one exchange, and the input's non-finite test that
+        :meth:`_agree_finite` ends the call with (device arrays: the first pass raises a
+        flag as it loads, :class:`~ozfft.fourier.input_check.InputCheck`; None for
+        numpy, tested here); selects the context (array module, engine, transports) of
+        its kind."""
         kind = array_module_name(x)
         problem, bad = _check_local(x, expected, kinds), 0
-        if problem is None:
-            xp = np if kind == "numpy" else importlib.import_module(kind)
-            bad = int((~xp.isfinite(x)).sum())
+        if problem is None and kind == "numpy":
+            bad = int((~np.isfinite(x)).sum())
         found = self.comm.allgather((problem, kind, bad))
         raise_problems([p for p, _, _ in found])
         kinds_found = [k for _, k, _ in found]
@@ -201,7 +216,25 @@ class Plan:
         if any(b for _, _, b in found):
             raise NonFiniteInputError("x", sum(b for _, _, b in found), "NaN or Inf")
         self._xp, self._engine, self._tx = self._context(kind)
-        return x
+        return x, (None if kind == "numpy" else InputCheck(self._xp, x))
+
+    def _agree_finite(self, check, x) -> None:
+        """The end of every call with device arrays, after its last exchange: each rank
+        reads its input test, and if any rank's input held NaN or Inf, every rank raises
+        the same :class:`~ozfft.errors.NonFiniteInputError` (one exchange, no hang)."""
+        if check is None:
+            return
+        found = None
+        try:
+            check()
+        except NonFiniteInputError:
+            xp = self._xp
+            found = (int((~xp.isfinite(x)).sum()), bool(xp.isnan(x).any()), bool(xp.isinf(x).any()))
+        bad = [f for f in self.comm.allgather(found) if f is not None]
+        if bad:
+            names = (("NaN", 1), ("Inf", 2))
+            kinds = " and ".join(n for n, i in names if any(f[i] for f in bad))
+            raise NonFiniteInputError("x", sum(f[0] for f in bad), kinds)
 
     def _context(self, kind: str):
         if kind not in self._contexts:
@@ -225,29 +258,44 @@ class Plan:
             split[d] = new
         return y, carry
 
-    def _run(self, held: list, run_axes, inverse: bool, moves, split: list, shape):
+    def _run(
+        self, held: list, run_axes, inverse: bool, moves, split: list, shape, owned=True, check=None
+    ):
         """One run of passes (a single pass, or passes carrying fixed point, continuing
         a :class:`Carried` block), with the redistributions before each pass; then, as
         the single-process API, conjugation and each axis's normalization. ``held`` is a
         list whose last element is the block or the carried block: taken out of it here,
         so that no caller keeps a block alive that the passes have replaced (at 2048³
-        complex128 on 4 GPUs each block is 32 GiB)."""
+        complex128 on 4 GPUs each block is 32 GiB). ``owned``: the block is ours (else the
+        caller's input: the first pass writes a new array); ``check``: the call's input
+        test, offered to the first pass."""
         xp, engine, options = self._xp, self._engine, self._options
         y = held.pop()
         carry, y = (y, None) if isinstance(y, Carried) else (None, y)
         if inverse:
-            xp.conj(y, out=y)
+            if owned:
+                xp.conj(y, out=y)
+            else:
+                y, owned = xp.conj(y), True
         for k, axis in enumerate(run_axes):
+            before = y
             y, carry = self._moves(y, carry, split, next(moves), shape)
+            owned = owned or (carry is None and y is not before)
             if len(run_axes) == 1 and carry is None:
                 if shape[axis] > 1 and y.size:
-                    y = get_executor(engine, get_plan(shape[axis], options)).forward(
-                        y, axis, overwrite=True
-                    )
+                    executor = get_executor(engine, get_plan(shape[axis], options))
+                    flag = check.flag(executor, y.shape) if check is not None else None
+                    y, owned = executor.forward(y, axis, overwrite=owned, nonfinite=flag), True
                 continue
             last = k == len(run_axes) - 1
-            result = run_passes(engine, y, [axis], options, True, carry, keep=not last)
+            first = check if k == 0 else None
+            result = run_passes(
+                engine, y, [axis], options, owned, carry, keep=not last, check=first
+            )
             carry, y = (None, result) if last else (result, None)
+            owned = True
+        if not owned:  # no pass ran (length 1): the steps below work in place
+            y = y.copy()
         if inverse:
             xp.conj(y, out=y)
         for axis in run_axes:
@@ -255,21 +303,143 @@ class Plan:
         return y
 
     def _execute(self, x, inverse: bool, schedule, expected) -> np.ndarray:
-        x = self._checked(x, expected, "fc")
+        x, check = self._checked(x, expected, "fc")
         out_dtype = np.result_type(x.dtype, np.complex64)
-        held = [self._xp.array(x, dtype=np.complex128, order="C")]  # ours: passes overwrite it
+        y = self._xp.ascontiguousarray(x, dtype=np.complex128)
+        owned = y is not x  # else the caller's: the first pass writes a new array
         split, moves = list(schedule[0]), iter(schedule[1:-1])
-        for run in self._runs:
-            run_axes = [self.axes[i] for i in run]
-            held.append(self._run(held, run_axes, inverse, moves, split, self.global_shape))
-        y, _ = self._moves(held.pop(), None, split, next(moves), self.global_shape)
+        chunks = self._chunk_count(x)
+        if not inverse and self._overlap is not None and chunks > 1:
+            if check is not None:  # every chunk's first pass raises one flag
+                check = _SharedCheck(self._xp, x)
+            y = self._overlapped(y, owned, check, chunks)
+        else:
+            held, first = [y], check
+            del y
+            for run in self._runs:
+                run_axes = [self.axes[i] for i in run]
+                held.append(
+                    self._run(
+                        held, run_axes, inverse, moves, split, self.global_shape, owned, first
+                    )
+                )
+                owned, first = True, None
+            y, _ = self._moves(held.pop(), None, split, next(moves), self.global_shape)
+        self._agree_finite(check, x)
         return y.astype(out_dtype, copy=False)
+
+    def _chunk_count(self, x) -> int:
+        """The chunks of an overlapped forward transform (1: no overlap); the same on
+        every rank (a function of the plan and of the array kind, which the ranks agree
+        on)."""
+        if self._overlap is None:
+            return 1
+        want = self._chunks
+        if want is None:
+            want = 8 if array_module_name(x) == "cupy" else 1
+        _, s, _ = self._overlap
+        return max(1, min(want, self.global_shape[s] // self.grid[0]))
+
+    def _overlapped(self, y, owned: bool, check, chunks: int):
+        """The slab forward transform with its one exchange overlapped: the passes
+        before the exchange (along axes the split axis ``s`` does not cut) run on
+        ``chunks`` chunks of planes along ``s`` in turn, and each chunk's pieces travel
+        (:func:`~ozfft.distributed.exchange.send_rows`; with cupy on a second stream,
+        after an event) while the next chunk is transformed; the rest of the passes
+        runs on the assembled block. Every line goes through the same integers as
+        without chunks: the passes transform whole lines, each with its own exponent,
+        and a run carrying fixed point across the exchange moves its int64 parts and
+        gathers the chunks' line exponents afterwards."""
+        xp, engine, options, shape = self._xp, self._engine, self._options, self.global_shape
+        j, s, t = self._overlap
+        tx = self._tx[0]
+        size, rank = tx.size, tx.rank
+        runs = [[self.axes[i] for i in run] for run in self._runs]
+        r, pos = 0, 0
+        while pos + len(runs[r]) <= j:
+            pos += len(runs[r])
+            r += 1
+        before, partial, rest = runs[:r], runs[r][: j - pos], runs[r][j - pos :]
+        blocks = [block_range(shape[s], size, p) for p in range(size)]
+        out_shape = self._local_shape([t])
+        out = None  # the parts' layout (the numpy engine's int64 pairs trail) from chunk 0
+        stream = None
+        if xp is not np:
+            if getattr(self, "_stream", None) is None:
+                self._stream = xp.cuda.Stream(non_blocking=True)
+            stream = self._stream
+        keep, unpacks, exps = [], [], []
+        axis_c, flat = None, False
+        for c in range(chunks):
+            rows = []
+            for a, b in blocks:
+                lo, hi = block_range(b - a, chunks, c)
+                rows.append((a + lo, a + hi))
+            index = [slice(None)] * y.ndim
+            index[s] = slice(rows[rank][0] - blocks[rank][0], rows[rank][1] - blocks[rank][0])
+            piece = y[tuple(index)]
+            if piece.size:
+                if check is not None:
+                    check.expect()
+                piece = self._prefix(piece, before, partial, owned, check)
+                if isinstance(piece, Carried):
+                    axis_c, flat = piece.axis, piece.exponents.ndim == 1
+                    rest_shape = [n for a, n in enumerate(piece.shape) if a != axis_c]
+                    exps.append(piece.exponents.reshape(rest_shape))
+                    piece = piece.parts
+            if out is None:
+                out = xp.empty((*out_shape, *piece.shape[len(shape) :]), piece.dtype)
+            bufs, unpack = send_rows(tx, piece, out, shape, s, t, rows, stream)
+            keep.append(bufs)
+            if unpack is not None:
+                unpacks.append(unpack)
+            del piece
+        if stream is not None:  # the compute stream waits for the last transfer
+            xp.cuda.get_current_stream().wait_event(stream.record())
+        for unpack in unpacks:
+            unpack()
+        del keep, unpacks, y
+        split, none = [t], iter(lambda: [], None)
+        if partial:
+            local = xp.concatenate(exps, axis=s - (s > axis_c))
+            moved = self._move_exponents(local, axis_c, [s], 0, s, t, shape, flat)
+            carry = Carried(out, moved, axis_c, out_shape)
+            del out, local, exps
+            z = run_passes(engine, None, rest, options, True, carry, keep=False)
+            del carry
+            for axis in runs[r]:
+                normalize(z, shape[axis], self.norm, False)
+            r += 1
+        else:
+            z = out
+            del out
+        held = [z]
+        del z
+        for run_axes in runs[r:]:
+            held.append(self._run(held, run_axes, False, none, split, shape))
+        return held.pop()
+
+    def _prefix(self, piece, before, partial, owned: bool, check):
+        """The passes of one chunk before the exchange: the runs ``before`` (each
+        rounded and normalized), then the passes ``partial`` of a run that carries fixed
+        point across the exchange (the :class:`Carried` result)."""
+        none, split = iter(lambda: [], None), list(self._forward[0])
+        for run_axes in before:
+            held = [piece]
+            del piece
+            piece = self._run(held, run_axes, False, none, split, self.global_shape, owned, check)
+            owned, check = True, None
+        if partial:
+            return run_passes(
+                self._engine, piece, partial, self._options, owned, None, keep=True, check=check
+            )
+        return piece
 
     def _real_forward(self, x) -> np.ndarray:
         """rfftn as :func:`ozfft.rfftn`: the real-input pass along ``axes[-1]`` (fused:
         it reads the reals, keeps ``n // 2 + 1`` outputs and may carry fixed point on),
         then the complex runs of the other axes on the halved shape."""
-        x = self._checked(x, self.local_input_shape, "f")
+        x, check = self._checked(x, self.local_input_shape, "f")
         out_dtype = np.result_type(x.dtype, np.complex64)
         xp, engine, options = self._xp, self._engine, self._options
         full, half, last = self.global_shape, self._half_shape, self.axes[-1]
@@ -277,16 +447,16 @@ class Plan:
         y, _ = self._moves(xp.ascontiguousarray(x, np.float64), None, split, next(moves), full)
         carry = None
         if self._fused_first:
-            result = get_executor(engine, get_plan(full[last], options)).forward_real(
-                y, last, keep=self._keep_first
-            )
+            executor = get_executor(engine, get_plan(full[last], options))
+            flag = check.flag(executor, y.shape) if check is not None else None
+            result = executor.forward_real(y, last, keep=self._keep_first, nonfinite=flag)
             carry, y = (result, None) if self._keep_first else (None, result)
         else:  # as _c2c_axis: the complex pass, its normalization, then the crop
             y = y.astype(np.complex128)
             if full[last] > 1 and y.size:
-                y = get_executor(engine, get_plan(full[last], options)).forward(
-                    y, last, overwrite=True
-                )
+                executor = get_executor(engine, get_plan(full[last], options))
+                flag = check.flag(executor, y.shape) if check is not None else None
+                y = executor.forward(y, last, overwrite=True, nonfinite=flag)
             normalize(y, full[last], self.norm, False)
             index = [slice(None)] * y.ndim
             index[last] = slice(0, half[last])
@@ -300,23 +470,27 @@ class Plan:
         if self._fused_first:
             normalize(y, full[last], self.norm, False)
         y, _ = self._moves(y, None, split, next(moves), half)
+        self._agree_finite(check, x)
         return y.astype(out_dtype, copy=False)
 
     def _real_backward(self, y) -> np.ndarray:
         """irfftn as :func:`ozfft.irfftn` with the plan's shape: the inverse complex runs
         of ``axes[:-1]``, the Hermitian extension of ``axes[-1]`` to its full length,
         its inverse complex pass, the real part."""
-        y = self._checked(y, self.local_output_shape, "fc")
+        y, check = self._checked(y, self.local_output_shape, "fc")
         out_dtype = np.float32 if y.dtype == np.complex64 or y.dtype == np.float32 else np.float64
         xp, engine, options = self._xp, self._engine, self._options
         full, half, last = self.global_shape, self._half_shape, self.axes[-1]
         split, moves = list(self._backward[0]), iter(self._backward[1:-1])
-        z = xp.array(y, dtype=np.complex128, order="C")
+        z = xp.ascontiguousarray(y, dtype=np.complex128)
+        owned = z is not y  # else the caller's: the first run conjugates into a new array
         inner = self.axes[:-1][::-1]
-        held = [z]
+        held, first = [z], check
         del z
         for run in self._back_runs:
-            held.append(self._run(held, [inner[i] for i in run], True, moves, split, half))
+            run_axes = [inner[i] for i in run]
+            held.append(self._run(held, run_axes, True, moves, split, half, owned, first))
+            owned, first = True, None
         z = held.pop()
         z, _ = self._moves(z, None, split, next(moves), half)
         n = full[last]
@@ -328,6 +502,7 @@ class Plan:
         normalize(ext, n, self.norm, True)
         out = xp.ascontiguousarray(ext.real)
         out, _ = self._moves(out, None, split, next(moves), full)
+        self._agree_finite(check, y)
         return out.astype(out_dtype, copy=False)
 
     def _sub_shape(self, split, old: int, shape=None) -> tuple[int, ...]:
@@ -342,21 +517,75 @@ class Plan:
         """A carried block redistributed within grid dimension ``d``: the int64 parts
         move like values; the ranks gather the line exponents of the pass that made them
         and keep their box's (the CUDA engine keeps its exponents flat)."""
-        axis, tx, xp = carry.axis, self._tx[d], self._xp
+        axis, tx = carry.axis, self._tx[d]
         parts = redistribute(tx, carry.parts, self._sub_shape(split, old, shape), old, new)
         rest = [n for a, n in enumerate(carry.shape) if a != axis]
-        exps = allgather_along(tx, carry.exponents.reshape(rest), old - (old > axis), shape[old])
+        flat = carry.exponents.ndim == 1
+        exps = self._move_exponents(
+            carry.exponents.reshape(rest), axis, split, d, old, new, shape, flat
+        )
+        moved = list(split)
+        moved[d] = new
+        return Carried(parts, exps, axis, self._local_shape(moved, shape))
+
+    def _move_exponents(self, exps, axis: int, split, d: int, old: int, new: int, shape, flat):
+        """The line exponents of a carried block (``exps``: one per line along ``axis``,
+        shaped as the block without it) for the layout with grid dimension ``d`` moved
+        from ``old`` to ``new``: gathered over ``old``, cropped to this rank's block of
+        ``new``; flattened with ``flat`` (the CUDA engine's)."""
+        exps = allgather_along(self._tx[d], exps, old - (old > axis), shape[old])
         if new != axis:
             index = [slice(None)] * exps.ndim
             block = block_range(shape[new], self.grid[d], self._coords[d])
             index[new - (new > axis)] = slice(*block)
             exps = exps[tuple(index)]
-        exps = xp.ascontiguousarray(exps)
-        if carry.exponents.ndim == 1:
-            exps = exps.reshape(-1)
-        moved = list(split)
-        moved[d] = new
-        return Carried(parts, exps, axis, self._local_shape(moved, shape))
+        exps = self._xp.ascontiguousarray(exps)
+        return exps.reshape(-1) if flat else exps
+
+
+class _SharedCheck:
+    """The input test of a chunked forward transform on the device: the first pass of
+    every chunk raises one device flag as it loads (as
+    :class:`~ozfft.fourier.input_check.InputCheck` does for a whole input); where some
+    chunk's first pass cannot (``checks_input`` false, or no pass ran), ``isfinite``
+    tests the input when the call ends."""
+
+    def __init__(self, xp: Any, x: Any) -> None:
+        self._xp, self._x = xp, x
+        self._flag = xp.zeros(1, xp.int32)
+        self._expected = self._given = 0
+
+    def expect(self) -> None:
+        """A chunk's first pass is about to run (and may take the flag)."""
+        self._expected += 1
+
+    def flag(self, executor: Any, shape) -> Any | None:
+        if not getattr(executor, "checks_input", False):
+            return None
+        self._given += 1
+        return self._flag
+
+    def __call__(self) -> None:
+        finite = not int(self._flag.get()[0])
+        if finite and self._given < self._expected:
+            finite = bool(self._xp.isfinite(self._x).all())
+        if not finite:
+            raise NonFiniteInputError("x", 0)
+
+
+def _overlap_split(schedule, order, runs) -> tuple[int, int, int] | None:
+    """``(j, s, t)`` where a slab forward transform can overlap its exchange with the
+    passes before it: its one redistribution, from a split along ``s`` to one along
+    ``t``, comes before pass ``j`` > 0 (the passes before it run along other axes);
+    else None."""
+    start, steps, end_moves = schedule[0], schedule[1:-2], schedule[-2]
+    if len(start) != 1 or end_moves:
+        return None
+    moved = [i for i, m in enumerate(steps) if m]
+    if len(moved) != 1 or moved[0] == 0 or len(steps[moved[0]]) != 1:
+        return None
+    _, s, t = steps[moved[0]][0]
+    return moved[0], s, t
 
 
 def _schedule(order, start, end, shape, axes, dims) -> list:

@@ -47,11 +47,15 @@ def check_transforms() -> None:
         x[0] *= 2.0**-300  # lines of very different scales
         for norm in (None, "ortho", "forward"):
             plan = Plan(shape, comm, axes=axes, norm=norm, decomposition=decomposition)
-            y = plan.forward(np.ascontiguousarray(x[plan.input_slices]))
+            local = np.ascontiguousarray(x[plan.input_slices])
+            y = plan.forward(local)
             full = ozfft.fftn(x, axes=axes, norm=norm)
             what = f"{decomposition} {plan.grid} {shape} {axes}"
             np.testing.assert_array_equal(y, full[plan.output_slices], err_msg=what)
-            back = plan.backward(np.ascontiguousarray(full[plan.output_slices]))
+            np.testing.assert_array_equal(local, x[plan.input_slices], err_msg=what)
+            spectrum = np.ascontiguousarray(full[plan.output_slices])
+            back = plan.backward(spectrum)
+            np.testing.assert_array_equal(spectrum, full[plan.output_slices], err_msg=what)
             want = ozfft.ifftn(full, axes=axes, norm=norm)[plan.input_slices]
             np.testing.assert_array_equal(back, want, err_msg=f"backward {what}")
         real = x.real.copy()
@@ -95,6 +99,40 @@ def check_real_transforms() -> None:
             "expected float32/64",
             lambda p=plan: p.forward(np.zeros(p.local_input_shape, complex)),
         )
+
+
+# slab forward transforms whose one exchange overlaps the passes before it: a run carrying
+# fixed point across the exchange (one-pass lengths), a run rounded before it (a four-step
+# axis after the exchange), uneven blocks and chunks, another split axis
+CHUNK_CASES = [
+    ((12, 10, 8), None),
+    ((9, 7, 5), None),
+    ((8, 6, 10), (2, 0, 1)),
+    ((1100, 6, 4), None),
+    ((6, 8, 4, 5), (1, 3)),
+    ((16, 12), None),
+]
+
+
+def check_chunked() -> None:
+    """Plan(chunks=k): each rank's block bit for bit the single-process transform, for
+    any k (the chunks' passes, their exchange and the gathered line exponents)."""
+    for shape, axes in CHUNK_CASES:
+        rng = np.random.default_rng(abs(hash(shape)) % 2**32 + 2)
+        x = rng.standard_normal(shape) + 1j * rng.standard_normal(shape)
+        x[1] *= 2.0**-250  # lines of very different scales
+        full = ozfft.fftn(x, axes=axes)
+        for chunks in (2, 3, 64):
+            plan = Plan(shape, comm, axes=axes, chunks=chunks)
+            assert plan._chunk_count(x) == min(chunks, shape[plan._input_split[0]] // size)
+            if size > 1:
+                assert plan._overlap is not None, shape
+            local = np.ascontiguousarray(x[plan.input_slices])
+            kept = local.copy()
+            y = plan.forward(local)
+            what = f"chunks={chunks} {shape} {axes}"
+            np.testing.assert_array_equal(y, full[plan.output_slices], err_msg=what)
+            np.testing.assert_array_equal(local, kept, err_msg=f"input changed: {what}")
 
 
 def expect(error, words: str, call) -> None:
@@ -163,6 +201,9 @@ def check_errors() -> None:
     if rank == size - 1:
         nan.flat[0] = np.nan
     expect(NonFiniteInputError, "non-finite", lambda: plan.forward(nan))
+    chunked = Plan((8, 6, 4), comm, chunks=2)
+    expect(NonFiniteInputError, "1 non-finite value(s)", lambda: chunked.forward(nan))
+    expect(ValueError, "chunks must be a positive int", lambda: Plan((8, 8), comm, chunks=0))
     expect(
         ValueError, "decomposition must be 'slab'", lambda: Plan((8, 8), comm, decomposition="x")
     )
@@ -171,6 +212,7 @@ def check_errors() -> None:
 CHECKS = [
     check_redistribute,
     check_transforms,
+    check_chunked,
     check_real_transforms,
     check_functional_forms,
     check_errors,

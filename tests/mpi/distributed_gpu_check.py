@@ -10,6 +10,7 @@ from mpi4py import MPI
 
 import ozfft
 from ozfft.distributed import Plan
+from ozfft.errors import NonFiniteInputError
 
 comm = MPI.COMM_WORLD
 rank, size = comm.Get_rank(), comm.Get_size()
@@ -22,6 +23,7 @@ CASES = [
     ((12, 10, 8), None, "slab", True),
     ((9, 8, 6), None, "pencil", True),
     ((64, 64, 64), None, "slab", False),
+    ((2048, 6, 4), None, "slab", False),
     ((4, 1100, 3), None, "pencil", False),
 ]
 
@@ -34,13 +36,19 @@ def check() -> None:
             x = x + 1j * rng.standard_normal(shape)
         x[0] *= 2.0**-300
         d = cp.asarray(x)
-        for norm in (None, "ortho"):
-            plan = Plan(shape, comm, axes=axes, real=real, norm=norm, decomposition=decomposition)
-            y = plan.forward(cp.ascontiguousarray(d[plan.input_slices]))
+        for norm, chunks in ((None, None), ("ortho", None), (None, 1), (None, 3)):
+            plan = Plan(
+                shape, comm, axes=axes, real=real, norm=norm, decomposition=decomposition,
+                chunks=chunks,
+            )  # fmt: skip
+            local = cp.ascontiguousarray(d[plan.input_slices])
+            y = plan.forward(local)
             assert isinstance(y, cp.ndarray)
             full = (ozfft.rfftn if real else ozfft.fftn)(d, axes=axes, norm=norm)
-            what = f"{decomposition} {plan.grid} {shape} {axes} real={real}"
+            what = f"{decomposition} {plan.grid} {shape} {axes} real={real} chunks={chunks}"
             np.testing.assert_array_equal(cp.asnumpy(y), cp.asnumpy(full[plan.output_slices]), what)
+            # the input is the caller's: the first pass writes a new array
+            np.testing.assert_array_equal(cp.asnumpy(local), x[plan.input_slices], what)
             back = plan.backward(cp.ascontiguousarray(full[plan.output_slices]))
             if real:
                 lengths = [shape[a] for a in (axes or range(len(shape)))]
@@ -54,4 +62,39 @@ def check() -> None:
             )
 
 
-harness.run(comm, [check], f"ok: {size} ranks on GPUs")
+def expect_everywhere(words: str, call) -> None:
+    """``call`` raises NonFiniteInputError naming ``words`` on this rank (every rank
+    runs this: the input test is agreed after the last exchange)."""
+    try:
+        call()
+    except NonFiniteInputError as exc:
+        assert words in str(exc), f"{words!r} not in {exc}"
+        return
+    raise AssertionError(f"no NonFiniteInputError ({words})")
+
+
+def check_nonfinite() -> None:
+    """NaN or Inf on one rank only: the first passes' device flags, agreed over the
+    ranks at the end of the call, raise the same error on every rank (no hang)."""
+    for chunks, decomposition, real in (
+        (None, "slab", False),
+        (1, "slab", False),
+        (None, "pencil", False),
+        (None, "slab", True),
+    ):
+        plan = Plan((16, 12, 10), comm, chunks=chunks, decomposition=decomposition, real=real)
+        dtype = np.float64 if real else np.complex128
+        x = cp.ones(plan.local_input_shape, dtype)
+        if rank == size - 1:
+            x[0, 1, 2] = np.inf
+        expect_everywhere("1 non-finite value(s) (Inf)", lambda p=plan, a=x: p.forward(a))
+        back = cp.ones(plan.local_output_shape, np.complex128)
+        if rank == 0:
+            back[-1, 0, 0] = np.nan
+            back[0, 0, 1] = np.nan
+        expect_everywhere("2 non-finite value(s) (NaN)", lambda p=plan, a=back: p.backward(a))
+        # and a finite call after the error works
+        plan.forward(cp.zeros(plan.local_input_shape, dtype))
+
+
+harness.run(comm, [check, check_nonfinite], f"ok: {size} ranks on GPUs")
