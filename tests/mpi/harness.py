@@ -18,3 +18,13 @@ def run(comm, checks, done: str) -> None:
     comm.Barrier()
     if comm.Get_rank() == 0:
         print(done)
+
+
+def expect(error, words: str, call) -> None:
+    """``call`` raises ``error`` with ``words`` in its message (on this rank)."""
+    try:
+        call()
+    except error as exc:
+        assert words in str(exc), f"{words!r} not in {exc}"
+        return
+    raise AssertionError(f"no {error.__name__} raised ({words})")
