@@ -318,7 +318,8 @@ def test_index_arithmetic_past_2_31_elements(rng):
 
 def test_fused_executor_errors_name_the_problem(monkeypatch):
     from ozfft.engines.cuda.fft import FixedPassExecutor
-    from ozfft.fourier.cache import get_plan
+    from ozfft.engines.select import cuda_engine
+    from ozfft.fourier.cache import get_executor, get_plan
     from ozfft.options import FFTOptions
 
     ex = FixedPassExecutor(get_plan(64, FFTOptions()))
@@ -340,6 +341,9 @@ def test_fused_executor_errors_name_the_problem(monkeypatch):
         ValueError, match="a transposed pass runs along the axis after one of length rows"
     ):
         twiddled.forward(cp.zeros((3, 2, 64), complex), 2, rows=4, transposed=True)
+    four_step = get_executor(cuda_engine(), get_plan(4096, FFTOptions()))
+    with pytest.raises(ValueError, match=r"axis 1 of shape \(2, 64\) is not of length 4096"):
+        four_step.forward(cp.zeros((2, 64), complex), 1)
 
     def no_memory(*args, **kwargs):
         raise cp.cuda.memory.OutOfMemoryError(1 << 40, 0, 0)

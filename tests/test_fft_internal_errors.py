@@ -55,3 +55,21 @@ def test_engine_without_a_fixed_point_executor_is_refused(monkeypatch):
     with pytest.raises(NotImplementedError, match="the other engine has no fixed-point FFT"):
         get_executor(OtherEngine(), get_plan(64, FFTOptions()))
     cache.clear_plan_cache()
+
+
+def test_executors_without_an_input_test_refuse_a_flag():
+    """Only executors with ``checks_input`` take a non-finite flag (the CUDA fused
+    passes); the others say so instead of ignoring it."""
+    x = np.ones((8, 3), complex)
+    flag = np.zeros(1, np.int32)
+    one_pass = get_executor(numpy_engine(), get_plan(8, FFTOptions()))
+    stage = get_executor(numpy_engine(), get_plan(8, FFTOptions(moduli=8)))
+    for executor, call in [
+        (one_pass, lambda: one_pass.forward_carried(x, 0, nonfinite=flag)),
+        (one_pass, lambda: one_pass.forward_real(x.real, 0, nonfinite=flag)),
+        (stage, lambda: stage.forward(x, 0, nonfinite=flag)),
+    ]:
+        assert not executor.checks_input
+        name = type(executor).__name__
+        with pytest.raises(ValueError, match=f"{name} does not test its input for NaN/Inf"):
+            call()
