@@ -426,10 +426,11 @@ __device__ void fx_stage(i64 *xs, const int4 *__restrict__ frag, u64 *or_in, u64
             if (HALF) {
                 // 2R <= 16: one m16n8k16 MMA per digit pair, operands straight from the
                 // registers they were loaded into (no packing moves)
+                // (ozfft/engines/cuda/fft.py, fragment_layout: a0 and a1 alone, 8 bytes per lane)
                 int2 af[FX_DW];
 #pragma unroll
                 for (int c = 0; c < FX_DW; ++c)
-                    af[c] = reinterpret_cast<const int2 *>(frag)[2 * ((g * MT + mt) * FX_DW + c) * 32 + 2 * lane];
+                    af[c] = reinterpret_cast<const int2 *>(frag)[((g * MT + mt) * FX_DW + c) * 32 + lane];
                 fx_digit_products(acc, af, bw, 0);
             } else {
 #pragma unroll

@@ -30,7 +30,10 @@ _KERNEL = "oz_fft_fixed_pass"
 
 
 def fragment_layout(embedding: np.ndarray, digits: int) -> np.ndarray:
-    """A fragments of every stage matrix: int8 ``(G, MT, KC, digits, 32, 4, 4)``.
+    """A fragments of every stage matrix: int8 ``(G, MT, KC, digits, 32, 4, 4)``, or
+    ``(G, 1, 1, digits, 32, 2, 4)`` for a stage of ``2r <= 16`` (its m16n8k16 MMAs read
+    only a0 and a1, so the fragments of the k <= 16 half are stored alone: 8 bytes per
+    lane, no unused bytes between them).
 
     ``embedding`` is the int64 ``(prev, suffix, 2r, 2r)`` real embedding; it is split into
     balanced digits, padded to ``MT`` tiles of 16 rows and ``KC`` chunks of 32 columns,
@@ -57,6 +60,8 @@ def fragment_layout(embedding: np.ndarray, digits: int) -> np.ndarray:
     ci = 32 * ki + col.reshape(1, 1, 1, 1, 32, 4, 1) + np.arange(4).reshape(1, 1, 1, 1, 1, 1, 4)
     out = padded[di, gi, ri, ci]
     assert out.shape == shape
+    if rows <= 16 and cols <= 16:
+        out = out[..., :2, :]
     return np.ascontiguousarray(out)
 
 
