@@ -172,6 +172,33 @@ def test_input_check_defers_and_hands_the_flag_once():
     assert InputCheck(_FakeDevice, np.arange(4)).flag(_Checking(), (4,)) is None  # integers
 
 
+def test_input_check_parts_share_one_flag():
+    """A split input (the chunks of an overlapped distributed transform): every part's
+    first pass takes the same flag; a part that no flagged pass read falls back to
+    isfinite of all of x."""
+    from ozfft.fourier.input_check import InputCheck
+
+    x = np.ones((4, 8))
+    check = InputCheck(_FakeDevice, x)
+    check.expect_part()
+    first = check.flag(_Checking(), (2, 8))  # a part's shape: no whole-input requirement
+    assert first is not None and check.flag(_Checking(), (2, 8)) is None  # one per part
+    check.expect_part()
+    assert check.flag(_Checking(), (2, 8)) is first
+    first[0] = 1  # a part's pass saw NaN or Inf (x itself is finite here)
+    with pytest.raises(ozfft.NonFiniteInputError, match=r"contains 0 non-finite"):
+        check()
+
+    x[3, 5] = np.inf
+    check = InputCheck(_FakeDevice, x)
+    check.expect_part()
+    check.flag(_Checking(), (2, 8))
+    check.expect_part()  # this part's first pass cannot take the flag: isfinite decides
+    assert check.flag(object(), (2, 8)) is None
+    with pytest.raises(ozfft.NonFiniteInputError, match=r"contains 1 .*Inf"):
+        check()
+
+
 def test_errors_like_numpy():
     x = np.ones((4, 4))
     with pytest.raises(ValueError, match="Shape and axes have different lengths"):

@@ -310,9 +310,7 @@ class Plan:
         split, moves = list(schedule[0]), iter(schedule[1:-1])
         chunks = self._chunk_count(x)
         if not inverse and self._overlap is not None and chunks > 1:
-            if check is not None:  # every chunk's first pass raises one flag
-                check = _SharedCheck(self._xp, x)
-            y = self._overlapped(y, owned, check, chunks)
+            y = self._overlapped(y, owned, check, chunks)  # every chunk's first pass: one flag
         else:
             held, first = [y], check
             del y
@@ -380,7 +378,7 @@ class Plan:
             piece = y[tuple(index)]
             if piece.size:
                 if check is not None:
-                    check.expect()
+                    check.expect_part()
                 piece = self._prefix(piece, before, partial, owned, check)
                 if isinstance(piece, Carried):
                     axis_c, flat = piece.axis, piece.exponents.ndim == 1
@@ -541,36 +539,6 @@ class Plan:
             exps = exps[tuple(index)]
         exps = self._xp.ascontiguousarray(exps)
         return exps.reshape(-1) if flat else exps
-
-
-class _SharedCheck:
-    """The input test of a chunked forward transform on the device: the first pass of
-    every chunk raises one device flag as it loads (as
-    :class:`~ozfft.fourier.input_check.InputCheck` does for a whole input); where some
-    chunk's first pass cannot (``checks_input`` false, or no pass ran), ``isfinite``
-    tests the input when the call ends."""
-
-    def __init__(self, xp: Any, x: Any) -> None:
-        self._xp, self._x = xp, x
-        self._flag = xp.zeros(1, xp.int32)
-        self._expected = self._given = 0
-
-    def expect(self) -> None:
-        """A chunk's first pass is about to run (and may take the flag)."""
-        self._expected += 1
-
-    def flag(self, executor: Any, shape) -> Any | None:
-        if not getattr(executor, "checks_input", False):
-            return None
-        self._given += 1
-        return self._flag
-
-    def __call__(self) -> None:
-        finite = not int(self._flag.get()[0])
-        if finite and self._given < self._expected:
-            finite = bool(self._xp.isfinite(self._x).all())
-        if not finite:
-            raise NonFiniteInputError("x", 0)
 
 
 def _overlap_split(schedule, order, runs) -> tuple[int, int, int] | None:

@@ -26,7 +26,10 @@ class InputCheck:
     """The non-finite test of a call's input ``x``: call it before returning the result.
 
     :meth:`flag` hands the device flag to the call's first pass (once); an executor takes
-    it when its ``checks_input`` attribute is true and the pass reads all of ``x``."""
+    it when its ``checks_input`` attribute is true and the pass reads all of ``x``. A call
+    that splits ``x`` into parts, each read by a first pass of its own (the chunks of an
+    overlapped distributed transform), announces each with :meth:`expect_part`: every
+    such pass gets the same flag, and ``isfinite`` stands in unless all of them took it."""
 
     def __init__(self, xp: Any, x: Any) -> None:
         self._xp = xp
@@ -35,25 +38,35 @@ class InputCheck:
         # integers and bool are finite; numpy input is tested now (before any work)
         self._pending = x.dtype.kind in "fc"
         self._offered = False
+        self._parts = 0  # parts announced (0: x is read whole)
+        self._given = 0  # first passes that took the flag
         if self._pending and xp is np:
             self._raise_if_bad(bool(np.isfinite(x).all()))
             self._pending = False
 
+    def expect_part(self) -> None:
+        """The next first pass reads one part of ``x`` (not all of it)."""
+        self._parts += 1
+        self._offered = False
+
     def flag(self, executor: Any, shape: tuple[int, ...]) -> Any | None:
-        """A zeroed device int32 flag for the first pass of the call, which sets it
-        nonzero if its input holds NaN or Inf — or None: the test is done already, this is
-        not the first pass, the executor cannot raise the flag (``checks_input``), or its
-        input is not all of ``x`` (``shape`` differs)."""
+        """A zeroed device int32 flag for the first pass of the call (or of the part
+        announced last), which sets it nonzero if its input holds NaN or Inf — or None:
+        the test is done already, this is not a first pass, the executor cannot raise the
+        flag (``checks_input``), or its input is not all of ``x`` (``shape`` differs, where
+        no part was announced)."""
         first = not self._offered
         self._offered = True
         if (
             not first
             or not self._pending
             or not getattr(executor, "checks_input", False)
-            or tuple(shape) != tuple(self._x.shape)
+            or (not self._parts and tuple(shape) != tuple(self._x.shape))
         ):
             return None
-        self._flag = self._xp.zeros(1, self._xp.int32)
+        if self._flag is None:
+            self._flag = self._xp.zeros(1, self._xp.int32)
+        self._given += 1
         return self._flag
 
     def __call__(self) -> None:
@@ -62,9 +75,8 @@ class InputCheck:
         if not self._pending:
             return
         self._pending = False
-        if self._flag is not None:
-            finite = not int(self._flag.get()[0])
-        else:
+        finite = self._flag is None or not int(self._flag.get()[0])
+        if finite and self._given < max(self._parts, 1):  # some of x read by no flagged pass
             finite = bool(self._xp.isfinite(self._x).all())
         self._raise_if_bad(finite)
 
