@@ -546,7 +546,13 @@ def test_correctly_rounded_fraction_on_a_constructed_case():
 
 def test_fft_cases_shapes_and_reference_rule():
     cases = fft_bench.CASES
-    assert set(cases) == {"fftn", "rfftn", "fft2", "fft"}
+    assert set(cases) == {"fftn", "ifftn", "rfftn", "fft2", "fft"}
+    assert fft_bench.case_shapes(cases["ifftn"], [8]) == [(8, 8, 8)]
+    # the inverse case's long-double reference is numpy's ifftn (1/N included)
+    x = np.random.default_rng(3).standard_normal((6, 5, 4)) + 1j
+    ref = fft_bench._reference(cases["ifftn"], x)
+    assert ref.dtype == np.clongdouble
+    np.testing.assert_allclose(ref.astype(np.complex128), np.fft.ifftn(x), rtol=0, atol=1e-15)
     assert fft_bench.case_shapes(cases["fftn"], [16, 32]) == [(16, 16, 16), (32, 32, 32)]
     assert fft_bench.case_shapes(cases["fft2"]) == [(64, 1024, 1024)]
     assert fft_bench.case_shapes(cases["fft"]) == [(2**18,), (2**20,), (2**24,)]

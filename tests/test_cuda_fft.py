@@ -357,3 +357,55 @@ def test_fused_executor_errors_name_the_problem(monkeypatch):
         ozfft.DeviceMemoryError, match=r"a real-input FFT pass output needs 2112 bytes"
     ):
         ex.forward_real(cp.ones((4, 64)), 1)
+
+
+@pytest.mark.parametrize("order", ["C", "F", "strided"])
+def test_conj_divide_matches_the_numpy_operations(order, rng):
+    """The CUDA engine's one-sweep end of a transform (conj, then each divisor in turn,
+    kernels/fft/finish.cu) gives the bits of numpy's y.real /= d, y.imag /= d one divisor
+    at a time — also near underflow, where dividing by 3 then 7 differs from dividing by
+    21, and with more divisors than one launch takes."""
+    from ozfft.engines.numpy import NumpyEngine
+    from ozfft.engines.select import cuda_engine
+
+    x = rng.standard_normal((6, 9, 10)) + 1j * rng.standard_normal((6, 9, 10))
+    x[0] *= 1e-306  # quotients in the subnormal range: rounding order shows
+    x[1, 0, :4] = [0.0, -0.0, 0.0j, -0.0j]
+    x = np.asfortranarray(x) if order == "F" else x
+    divisors = (3.0, 7.0, 64.0, 5.5, np.sqrt(13.0))
+    for conj in (False, True):
+        for count in (0, 1, 4, 5):
+            want = x.copy(order="A")
+            NumpyEngine().conj_divide(want, conj, divisors[:count])
+            d = cp.array(x, order="A")
+            view = d[:, ::2] if order == "strided" else d
+            cuda_engine().conj_divide(view, conj, divisors[:count])
+            if order == "strided":  # the fallback: only the view changes
+                want_view = x.copy()
+                NumpyEngine().conj_divide(want_view[:, ::2], conj, divisors[:count])
+                want = want_view
+            assert d.flags.f_contiguous == (order == "F")  # the kernel ran on that layout
+            got = cp.asnumpy(d)
+            np.testing.assert_array_equal(_bits(got), _bits(want))
+    if order == "C":
+        assert not np.array_equal(
+            (x[0].real / 3.0) / 7.0, x[0].real / 21.0
+        )  # the test data can tell the orders apart
+
+
+def _bits(a: np.ndarray) -> np.ndarray:
+    """The int64 words of a complex128 array in C order (signed zeros included)."""
+    return np.ascontiguousarray(a).view(np.int64)
+
+
+def test_ifftn_five_axes_ortho_bitwise(rng):
+    """A carried run of five axes ends with five divisors (two launches of the finish
+    kernel) and a conjugation: the NumPy engine's bits."""
+    x, d = _pair(rng, (4, 3, 5, 6, 2))
+    for norm in (None, "ortho", "forward"):
+        np.testing.assert_array_equal(
+            cp.asnumpy(ozfft.ifftn(d, norm=norm)), ozfft.ifftn(x, norm=norm)
+        )
+        np.testing.assert_array_equal(
+            cp.asnumpy(ozfft.fftn(d, norm=norm)), ozfft.fftn(x, norm=norm)
+        )

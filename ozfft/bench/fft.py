@@ -4,6 +4,7 @@ Cases (``--cases``; each is the function of that name in ``ozfft`` and in
 ``cupy.fft``, default axes):
 
 * ``fftn``  — 3-D c2c of an ``n³`` complex128 cube (``--sizes``);
+* ``ifftn`` — its inverse (``norm="backward"``: conjugation and the 1/n³ included);
 * ``rfftn`` — 3-D r2c of an ``n³`` float64 cube (``--sizes``);
 * ``fft2``  — 2-D c2c over the last two axes of a batch (``--fft2-shapes``, default
   ``64x1024x1024``);
@@ -82,6 +83,7 @@ class FFTCase:
     real_input: bool
     axes: tuple[int, ...] | None  #: transformed axes (None: all)
     what: str
+    inverse: bool = False  #: the inverse transform (reference: conj(fft(conj x)) / N)
 
     def passes(self, ndim: int) -> int:
         """Transformed axes: one read and one write of the data each, at best."""
@@ -90,6 +92,7 @@ class FFTCase:
 
 CASES: dict[str, FFTCase] = {
     "fftn": FFTCase("fftn", "z2z_3d", False, None, "3-D c2c, n³ complex128"),
+    "ifftn": FFTCase("ifftn", "z2z_3d_inverse", False, None, "3-D inverse c2c", inverse=True),
     "rfftn": FFTCase("rfftn", "d2z_3d", True, None, "3-D r2c, n³ float64"),
     "fft2": FFTCase("fft2", "z2z_2d_batched", False, (-2, -1), "2-D c2c over the last two axes"),
     "fft": FFTCase("fft", "z2z_1d", False, (-1,), "1-D c2c"),
@@ -138,6 +141,10 @@ def _input(case: FFTCase, shape: tuple[int, ...], rng: np.random.Generator) -> n
 def _reference(case: FFTCase, host: np.ndarray) -> np.ndarray:
     if case.real_input:
         return long_double_rfftn(host, case.axes)
+    if case.inverse:
+        axes = range(host.ndim) if case.axes is None else case.axes
+        count = math.prod(host.shape[a] for a in axes)
+        return np.conj(long_double_fftn(np.conj(host), case.axes)) / np.longdouble(count)
     return long_double_fftn(host, case.axes)
 
 

@@ -11,6 +11,7 @@ order. Two engines given the same input must return bit-identical results.
 from __future__ import annotations
 
 import abc
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -70,6 +71,17 @@ class Engine(abc.ABC):
         """An engine-specific executor for an FFT plan (a host description, see
         ``ozfft.fourier.plan``), or None to run it on the generic executors."""
         return None
+
+    def conj_divide(self, y: Any, conj: bool, divisors: Sequence[float]) -> None:
+        """The end of an FFT, in place on complex128 ``y``: ``y = conj(y)`` if ``conj``,
+        then ``y.real /= d`` and ``y.imag /= d`` for each divisor ``d`` in order (each an
+        IEEE float64 division, correctly rounded; engines that fuse the sweeps must give
+        the same bits)."""
+        if conj:
+            self.xp.conj(y, out=y)
+        for d in divisors:
+            y.real /= d
+            y.imag /= d
 
     def prepare_operand(self, x: Any) -> Any:
         """The operand in the layout the stages read fastest (default: unchanged)."""

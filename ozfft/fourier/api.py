@@ -37,7 +37,7 @@ from ..options import FFTOptions
 from ..ozaki.bounds import DEFAULT_FFT_MODULI
 from .cache import get_executor, get_plan
 from .input_check import InputCheck
-from .runs import axis_runs, carry_axis, hermitian_extension, normalize, run_passes
+from .runs import axis_runs, carry_axis, divisors, hermitian_extension, run_passes
 
 __all__ = [
     "DEFAULT_FFT_MODULI",
@@ -308,9 +308,7 @@ def _c2c_axis(
         flag = check.flag(executor, x.shape) if check is not None else None
         y = executor.forward(x, axis, overwrite=owned, nonfinite=flag)
     # y is ours (new, or x given up): conjugate and normalize in place (same IEEE ops)
-    if inverse:
-        xp.conj(y, out=y)
-    normalize(y, n, norm, inverse)
+    engine.conj_divide(y, inverse, divisors((n,), norm, inverse))
     return y
 
 
@@ -371,10 +369,7 @@ def _carried_run(
             y = xp.conj(y)
             owned = True
     y = run_passes(engine, y, axes, options, owned, carry, check=check)
-    if inverse:
-        xp.conj(y, out=y)
-    for axis in axes:
-        normalize(y, y.shape[axis], norm, inverse)
+    engine.conj_divide(y, inverse, divisors([y.shape[axis] for axis in axes], norm, inverse))
     return y
 
 
@@ -591,7 +586,7 @@ def _r2c(x, s, axes, norm, workers, plan, precision, moduli, out, one_d_n=None, 
             y = _c2c_axes(engine, None, s[:-1], axes[:-1], norm, False, options, True, first)
         else:
             y = _c2c_axes(engine, first, s[:-1], axes[:-1], norm, False, options, True)
-        normalize(y, n, norm, False)
+        engine.conj_divide(y, False, divisors((n,), norm, False))
     else:
         y = _c2c_axis(engine, x.astype(np.complex128), n, last, norm, False, options, True, check)
         index = [slice(None)] * y.ndim

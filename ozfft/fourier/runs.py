@@ -104,14 +104,21 @@ def run_passes(
     return carry if keep else y
 
 
-def normalize(y, n: int, norm: str, inverse: bool) -> None:
-    """The normalization of one axis of length ``n``, in place: "ortho" divides both
-    directions by sqrt(n); otherwise the 1/n sits on the inverse ("backward") or on the
-    forward transform ("forward")."""
+def divisors(lengths, norm: str, inverse: bool) -> tuple[float, ...]:
+    """The divisors of the normalization of axes of these lengths, in order: "ortho"
+    divides both directions by sqrt(n); otherwise the 1/n sits on the inverse
+    ("backward") or on the forward transform ("forward"), and n = 1 divides by nothing."""
     if norm == "ortho":
-        divide(y, math.sqrt(n))
-    elif (norm == "forward") != inverse and n > 1:
-        divide(y, float(n))
+        return tuple(math.sqrt(n) for n in lengths)
+    if (norm == "forward") != inverse:
+        return tuple(float(n) for n in lengths if n > 1)
+    return ()
+
+
+def normalize(y, n: int, norm: str, inverse: bool) -> None:
+    """The normalization of one axis of length ``n``, in place (:func:`divisors`)."""
+    for d in divisors((n,), norm, inverse):
+        divide(y, d)
 
 
 def divide(y, d: float) -> None:

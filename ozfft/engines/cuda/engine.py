@@ -12,7 +12,7 @@ Each stage reports to :mod:`ozfft.profiling` as phase ``scaling``, ``residues``,
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -49,6 +49,7 @@ _RESIDUES_CU = "gemm/residues.cu"
 _PHASE_B_CU = "gemm/phase_b.cu"
 
 _THREADS = 256
+_FINISH_SOURCE = "fft/finish.cu"
 _STATS_THREADS = 1024
 _COMPLEX_PRODUCTS = {"karatsuba": 3, "4m": 4}
 #: (A plane, Bt plane) of each INT32 product; planes: 0 real, 1 imaginary, 2 sum
@@ -121,6 +122,37 @@ class CudaEngine(Engine):
     def gemm_kernel_macros(self, num_moduli: int, *, with_limbs: bool) -> Mapping[str, str]:
         """The macros this engine specializes its GEMM kernels with for ``num_moduli``."""
         return moduli_macros(moduli_set(num_moduli), with_limbs=with_limbs)
+
+    def conj_divide(self, y: Any, conj: bool, divisors: Sequence[float]) -> None:
+        """One sweep (``kernels/fft/finish.cu``, up to four divisors per launch) instead
+        of one cupy kernel per operation; the same IEEE operations in the same order."""
+        cp = self._cp
+        if not (conj or divisors):
+            return
+        dense = y.flags.c_contiguous or y.flags.f_contiguous
+        if y.dtype != cp.complex128 or not dense:
+            super().conj_divide(y, conj, divisors)
+            return
+        if y.size == 0:
+            return
+        kernel = get_function(_FINISH_SOURCE, "oz_fft_conj_divide", {})
+        rest = [float(d) for d in divisors]
+        first = True
+        while first or rest:
+            chunk, rest = rest[:4], rest[4:]
+            pad = chunk + [1.0] * (4 - len(chunk))
+            kernel(
+                _grid(y.size),
+                (_THREADS,),
+                (
+                    y,
+                    np.int64(y.size),
+                    np.int32(conj and first),
+                    np.int32(len(chunk)),
+                    *map(np.float64, pad),
+                ),
+            )
+            first = False
 
     def prepare_fft(self, plan: Any) -> Any | None:
         """Fixed-point plans run as one fused kernel per axis pass, multi-pass (four-step)
