@@ -102,6 +102,21 @@ def test_plan_argument_errors_name_the_problem():
         plan.forward([[1.0] * 6] * 4)
 
 
+def test_one_rank_plan_runs_unchunked():
+    """On one rank the exchange is a copy: chunks would only add passes over smaller
+    blocks, so a plan asking for them runs one; the result is the single-process fftn."""
+    import numpy as np
+    from mpi4py import MPI
+
+    import ozfft
+    from ozfft.distributed import Plan
+
+    x = np.random.default_rng(5).standard_normal((8, 6, 4)) + 1j
+    plan = Plan(x.shape, MPI.COMM_SELF, chunks=4)
+    assert plan._chunk_count(x) == 1
+    np.testing.assert_array_equal(plan.forward(x), ozfft.fftn(x))
+
+
 def test_exchange_limits_and_layout_errors():
     from ozfft.distributed.exchange import _byte_layout, raise_problems
     from ozfft.distributed.plan import _schedule

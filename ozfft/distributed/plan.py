@@ -327,11 +327,11 @@ class Plan:
         return y.astype(out_dtype, copy=False)
 
     def _chunk_count(self, x) -> int:
-        """The chunks of an overlapped forward transform (1: no overlap); the same on
-        every rank (a function of the plan and of the array kind, which the ranks agree
-        on)."""
-        if self._overlap is None:
-            return 1
+        """The chunks of an overlapped forward transform (1: no overlap, and always on
+        one rank, where chunks would only cost time); the same on every rank (a function
+        of the plan and of the array kind, which the ranks agree on)."""
+        if self._overlap is None or self.grid[0] == 1:
+            return 1  # one rank along the exchange: nothing to overlap the chunks with
         want = self._chunks
         if want is None:
             want = 8 if array_module_name(x) == "cupy" else 1
