@@ -301,7 +301,7 @@ def test_bench_distributed_runs_under_mpiexec_on_the_numpy_engine(tmp_path):
     and group, the pocketfft slab transform as the independent reference, the model's
     bytes and the efficiencies."""
     pytest.importorskip("mpi4py")
-    from .test_distributed import _mpiexec
+    from .test_distributed import _mpiexec, mpi_env
 
     command = [_mpiexec(), "-n", "4", sys.executable, "-m", "ozfft.cli", "bench", "distributed"]
     argv = ["--engine", "numpy", "--weak", "8", "--balanced", "--strong", "12", "--largest", "16"]
@@ -311,6 +311,7 @@ def test_bench_distributed_runs_under_mpiexec_on_the_numpy_engine(tmp_path):
         text=True,
         timeout=300,
         cwd=tmp_path,
+        env=mpi_env(),
     )
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
     folder = tmp_path / "bench" / "results" / f"cpu-{os.cpu_count() or 1}core-x4"

@@ -20,6 +20,20 @@ pytest.importorskip("mpi4py")
 SCRIPT = Path(__file__).parent / "mpi" / "distributed_check.py"
 
 
+def mpi_env(**extra: str) -> dict[str, str]:
+    """The environment of an ``mpiexec`` launch: unbuffered output, and Open MPI's
+    consent to run as root and to place more ranks than cores (CI containers run as root
+    on 2 cores; MPICH ignores these variables)."""
+    return dict(
+        os.environ,
+        PYTHONUNBUFFERED="1",
+        OMPI_ALLOW_RUN_AS_ROOT="1",
+        OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1",
+        OMPI_MCA_rmaps_base_oversubscribe="1",
+        **extra,
+    )
+
+
 def _mpiexec() -> str:
     here = Path(sys.executable).parent / "mpiexec"
     found = str(here) if here.exists() else shutil.which("mpiexec")
@@ -30,7 +44,7 @@ def _mpiexec() -> str:
 
 @pytest.mark.parametrize("ranks", [2, 4])
 def test_distributed_fft_matches_single_process(ranks):
-    env = dict(os.environ, PYTHONUNBUFFERED="1")
+    env = mpi_env()
     proc = subprocess.run(
         [_mpiexec(), "-n", str(ranks), sys.executable, str(SCRIPT)],
         capture_output=True,
@@ -71,7 +85,7 @@ def test_distributed_gpu_fft_matches_single_gpu():
         capture_output=True,
         text=True,
         timeout=900,
-        env=dict(os.environ, PYTHONUNBUFFERED="1", NCCL_NVLS_ENABLE="0"),
+        env=mpi_env(NCCL_NVLS_ENABLE="0"),
     )
     assert proc.returncode == 0, proc.stdout[-4000:] + proc.stderr[-4000:]
     assert f"ok: {gpus} ranks on GPUs" in proc.stdout

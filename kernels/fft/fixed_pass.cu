@@ -22,7 +22,8 @@
 // "multi-pass"; k_a = (line / inner) mod n_a), FX_CARRY_IN /
 // FX_CARRY_OUT (carried fixed point in / out: ozfft/ozaki/fixed_point.py, "Carried fixed
 // point"), FX_REAL_IN (float64 reals in, imaginary parts 0).
-// A float64 pass sets *nonfinite when a line it reads holds NaN or Inf.
+// A float64 pass sets *nonfinite when a line it reads holds NaN or Inf, and with conj_in reads
+// conj(x) (the first pass of an inverse transform).
 
 #ifndef FX_R2
 #define FX_R2 1
@@ -494,7 +495,8 @@ __device__ __forceinline__ void fx_line_max(T key, int line, T *target, bool con
 template <bool CONTIG, bool FULL>  // FULL: all FX_LINES lines exist (no guards)
 __device__ __forceinline__ void fx_load(const ulonglong2 *__restrict__ in, i64 *xs,
                                         const long long *line_base, unsigned *line_key,
-                                        long long inner, long long first, long long lines) {
+                                        long long inner, long long first, long long lines,
+                                        u64 conj_bit) {
     constexpr bool WHOLE = FX_LINES * FX_N % (FX_THREADS * FX_LOAD_BATCH) == 0;
     const int count = FULL ? FX_LINES * FX_N : (int)min((long long)FX_LINES, lines - first) * FX_N;
 #if FX_REAL_IN  // float64 reals, imaginary parts 0
@@ -533,6 +535,7 @@ __device__ __forceinline__ void fx_load(const ulonglong2 *__restrict__ in, i64 *
             const int idx = base + u * FX_THREADS + threadIdx.x;
             int line, j;
             fx_line_pos(idx, CONTIG ? 1 : inner, line, j);
+            v[u].y ^= conj_bit;  // conj(x): the imaginary part's sign bit (exact, -0 included)
             if (WHOLE || idx < FX_LINES * FX_N)
                 *reinterpret_cast<ulonglong2 *>(xs + line * FX_LS + 2 * j) = v[u];
             const unsigned key = max((unsigned)(v[u].x >> 32) & 0x7fffffffu,
@@ -616,7 +619,8 @@ extern "C" __global__ void __launch_bounds__(FX_THREADS, FX_MIN_BLOCKS)
                       const longlong2 *__restrict__ twiddle, long long tw_rows,
                       const int *__restrict__ exps_in, int p_mode, long long p_n,
                       long long p_lo, long long p_q, int *__restrict__ exps_out,
-                      long long out_inner, int out_n, int *__restrict__ nonfinite) {
+                      long long out_inner, int out_n, int *__restrict__ nonfinite,
+                      int conj_in) {
     extern __shared__ __align__(16) i64 xs[];  // [FX_LINES][FX_LS], then xe
 #if FX_CARRY_IN
     short *xe = reinterpret_cast<short *>(xs + FX_LINES * FX_LS);  // FX_XE(line, pos)
@@ -678,14 +682,17 @@ extern "C" __global__ void __launch_bounds__(FX_THREADS, FX_MIN_BLOCKS)
                                           line_exp, xe);
 #else
     const bool full = first + FX_LINES <= lines;
+    // an inverse transform's first pass reads conj(x) (ozfft/fourier/api.py): the sign bit
+    // of each imaginary part flipped as it loads, before anything else sees it
+    const u64 conj_bit = conj_in ? (1ull << 63) : 0;
     if (inner == 1 && full)
-        fx_load<true, true>(in, xs, line_base, line_key, inner, first, lines);
+        fx_load<true, true>(in, xs, line_base, line_key, inner, first, lines, conj_bit);
     else if (inner == 1)
-        fx_load<true, false>(in, xs, line_base, line_key, inner, first, lines);
+        fx_load<true, false>(in, xs, line_base, line_key, inner, first, lines, conj_bit);
     else if (full)
-        fx_load<false, true>(in, xs, line_base, line_key, inner, first, lines);
+        fx_load<false, true>(in, xs, line_base, line_key, inner, first, lines, conj_bit);
     else
-        fx_load<false, false>(in, xs, line_base, line_key, inner, first, lines);
+        fx_load<false, false>(in, xs, line_base, line_key, inner, first, lines, conj_bit);
     __syncthreads();
     if (threadIdx.x < FX_LINES) {
         const unsigned key = line_key[threadIdx.x];

@@ -75,12 +75,14 @@ def run_passes(
     carry=None,
     keep: bool = False,
     check: Any = None,
+    conj_in: bool = False,
 ):
     """The passes of (part of) a run along ``axes``, in this order, lengths unchanged:
     from complex ``y`` or from the ``carry`` of a previous pass; returns complex128, or
     with ``keep`` the :class:`~ozfft.ozaki.fixed_point.Carried` result of the last pass.
     No conjugation, no normalization (the caller's, at the run's ends). ``check``: the
-    call's :class:`~ozfft.fourier.input_check.InputCheck`, offered to the first pass."""
+    call's :class:`~ozfft.fourier.input_check.InputCheck`, offered to the first pass;
+    ``conj_in``: the first pass reads ``conj(y)`` (its executor ``conjugates_input``)."""
     for k, axis in enumerate(axes):
         n = y.shape[axis] if carry is None else carry.shape[axis]
         more = keep or k < len(axes) - 1
@@ -88,6 +90,7 @@ def run_passes(
         flag = None
         if check is not None and k == 0 and carry is None:
             flag = check.flag(executor, y.shape)
+        extra = {"conj_in": True} if conj_in and k == 0 else {}
         result = executor.forward_carried(
             y if carry is None else None,
             axis,
@@ -95,6 +98,7 @@ def run_passes(
             carry=carry,
             keep=more,
             nonfinite=flag,
+            **extra,
         )
         if more:
             carry, y = result, None

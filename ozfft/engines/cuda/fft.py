@@ -176,13 +176,15 @@ class FixedPassExecutor:
         out_n: int | None = None,
         real_in: bool = False,
         nonfinite: Any = None,
+        conj_in: bool = False,
     ) -> None:
         """One pass over ``lines`` lines; ``carry`` = (exponents, mode, n', lo, q) of a
         carried input (kernels/fft/fixed_pass.cu, FX_CARRY_IN), ``exps_out`` the exponent
         array of a carried output, ``out_inner`` the output's ``inner`` (a transposed
         output: the kernel's line_obase), ``out_n`` the outputs kept per line (a cropped
         real-input transform), ``real_in`` float64 reals for input, ``nonfinite`` the int32
-        flag a float64 input pass sets where a line holds NaN or Inf."""
+        flag a float64 input pass sets where a line holds NaN or Inf, ``conj_in``: the pass
+        reads ``conj(x)`` (float64 input)."""
         frags = self._frag_args
         twiddle = self._twiddle if self._twiddle is not None else frags[0]
         exps_in, mode, p_n, p_lo, p_q = carry if carry is not None else (self._none, 0, 1, 1, 1)
@@ -208,11 +210,13 @@ class FixedPassExecutor:
                 np.int64(inner if out_inner is None else out_inner),
                 np.int32(self.plan.n if out_n is None else out_n),
                 self._no_flag if nonfinite is None else nonfinite,
+                np.int32(conj_in),
             ),
             shared_mem=self._shared_bytes(carry is not None),
         )
 
     checks_input = True  #: float64 passes test what they read (``nonfinite``)
+    conjugates_input = True  #: ``conj_in``: the pass reads conj(x) as it loads it
 
     def forward(
         self,
@@ -223,6 +227,7 @@ class FixedPassExecutor:
         rows: int = 1,
         transposed: bool = False,
         nonfinite: Any = None,
+        conj_in: bool = False,
     ) -> Any:
         """The transform along ``axis``; ``rows`` = ``n_a`` of a twiddled second pass, whose
         output with ``transposed`` is the ``(..., n, n_a, inner)`` transpose of its ``(...,
@@ -236,7 +241,9 @@ class FixedPassExecutor:
             raise ValueError(f"axis {axis} of shape {x.shape} is not of length {n}")
         axis %= x.ndim
         if self._twiddle is None and x.flags.f_contiguous and not x.flags.c_contiguous:
-            return self.forward(x.T, x.ndim - 1 - axis, overwrite=overwrite, nonfinite=nonfinite).T
+            return self.forward(
+                x.T, x.ndim - 1 - axis, overwrite=overwrite, nonfinite=nonfinite, conj_in=conj_in
+            ).T
         in_place = overwrite and x.flags.c_contiguous and x.dtype == cp.complex128
         x = cp.ascontiguousarray(x, dtype=cp.complex128)
         outer, inner = math.prod(x.shape[:axis]), math.prod(x.shape[axis + 1 :])
@@ -258,6 +265,7 @@ class FixedPassExecutor:
             rows,
             out_inner=rows * inner if transposed else None,
             nonfinite=nonfinite,
+            conj_in=conj_in,
         )
         return out
 
@@ -270,15 +278,19 @@ class FixedPassExecutor:
         carry: Carried | None = None,
         keep: bool = False,
         nonfinite: Any = None,
+        conj_in: bool = False,
     ) -> Any:
         """The transform along ``axis`` (>= 0) of complex ``x``, or of the carried fixed
         point ``carry`` of the previous pass, rounded to float64 at the exit — or kept in
-        fixed point (:class:`~ozfft.ozaki.fixed_point.Carried`) with ``keep``. The same
-        integers as ``ozfft.fourier.fixed.FixedPointExecutor.forward_carried``."""
+        fixed point (:class:`~ozfft.ozaki.fixed_point.Carried`) with ``keep``; ``conj_in``:
+        of ``conj(x)``. The same integers as
+        ``ozfft.fourier.fixed.FixedPointExecutor.forward_carried`` (of ``conj(x)``)."""
         cp = self._cp
         n = self.plan.n
         if self._twiddle is not None:
             raise ValueError("a twiddled four-step pass carries no fixed point")
+        if conj_in and carry is not None:
+            raise ValueError("conj_in applies to complex input, not to a carried one")
         # the parts stay in a complex128-typed buffer whose bytes are the int64 pairs; the
         # exponents are indexed by the line's C-order number
         if carry is None:
@@ -307,7 +319,14 @@ class FixedPassExecutor:
                 params = (carry.exponents, 2, p_n, p_lo, inner)
         if lines:
             self._launch(
-                src, out, inner, lines, carry=params, exps_out=exps_out, nonfinite=nonfinite
+                src,
+                out,
+                inner,
+                lines,
+                carry=params,
+                exps_out=exps_out,
+                nonfinite=nonfinite,
+                conj_in=conj_in,
             )
         return Carried(out, exps_out, axis, out.shape) if keep else out
 
@@ -362,8 +381,17 @@ class FourStepExecutor:
         self._n_a, self._n_b = fs.n_a, fs.n_b
 
     checks_input = True  #: its first pass tests what it reads (``nonfinite``)
+    conjugates_input = True  #: ``conj_in``: its first pass reads conj(x)
 
-    def forward(self, x: Any, axis: int, *, overwrite: bool = False, nonfinite: Any = None) -> Any:
+    def forward(
+        self,
+        x: Any,
+        axis: int,
+        *,
+        overwrite: bool = False,
+        nonfinite: Any = None,
+        conj_in: bool = False,
+    ) -> Any:
         cp = self._cp
         axis %= x.ndim
         n_a, n_b = self._n_a, self._n_b
@@ -374,7 +402,7 @@ class FourStepExecutor:
             raise ValueError(f"axis {axis} of shape {shape} is not of length {self.plan.n}")
         outer, inner = math.prod(shape[:axis]), math.prod(shape[axis + 1 :])
         cols = src.reshape(outer, n_a, n_b * inner)
-        a = self._inner_a.forward(cols, 1, overwrite=owned, nonfinite=nonfinite)
+        a = self._inner_a.forward(cols, 1, overwrite=owned, nonfinite=nonfinite, conj_in=conj_in)
         # the row pass writes X(k_a, k_b) at k_b n_a + k_a: natural order, no transpose
         out = self._pass_b.forward(a.reshape(outer, n_a, n_b, inner), 2, rows=n_a, transposed=True)
         return out.reshape(shape)
