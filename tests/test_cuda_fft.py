@@ -430,3 +430,26 @@ def test_inverse_first_pass_conjugates_as_it_loads(shape, axes, rng):
             want = ozfft.ifftn(h, axes=axes, norm=norm)
             np.testing.assert_array_equal(_bits(cp.asnumpy(got)), _bits(want))
         np.testing.assert_array_equal(_bits(cp.asnumpy(d)), _bits(before))
+
+
+def test_mapped_flags_ring():
+    """The CUDA engine's non-finite flags (ozfft/engines/cuda/flags.py): a device write
+    into a slot is seen on the host after the stream synchronizes, a taken slot starts at
+    0, and the ring hands each slot out again after ``slots`` takes, zeroed."""
+    from ozfft.engines.cuda.flags import MappedFlags
+
+    flags = MappedFlags(cp, slots=3)
+    first = flags.take()
+    assert not first.raised()
+    first.array.fill(7)  # a kernel's write to the mapped host memory
+    assert first.raised()
+    others = [flags.take() for _ in range(2)]
+    assert not any(f.raised() for f in others)
+    again = flags.take()  # the fourth take reuses the first slot
+    assert again.array.data.ptr == first.array.data.ptr
+    assert not again.raised() and int(again.array.get()[0]) == 0
+    x = cp.ones((4, 64), complex)
+    x[2, 5] = complex(0, float("inf"))
+    with pytest.raises(ozfft.NonFiniteInputError, match="Inf"):
+        ozfft.fft(x)
+    assert ozfft.fft(cp.ones((4, 64), complex))[0, 0] == 64  # the next call's slot is clean

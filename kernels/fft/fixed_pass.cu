@@ -22,7 +22,8 @@
 // "multi-pass"; k_a = (line / inner) mod n_a), FX_CARRY_IN /
 // FX_CARRY_OUT (carried fixed point in / out: ozfft/ozaki/fixed_point.py, "Carried fixed
 // point"), FX_REAL_IN (float64 reals in, imaginary parts 0).
-// A float64 pass sets *nonfinite when a line it reads holds NaN or Inf, and with conj_in reads
+// A float64 pass stores 1 in *nonfinite when a line it reads holds NaN or Inf (the flag may be
+// in mapped host memory: ozfft/engines/cuda/flags.py), and with conj_in reads
 // conj(x) (the first pass of an inverse transform).
 
 #ifndef FX_R2
@@ -698,7 +699,9 @@ extern "C" __global__ void __launch_bounds__(FX_THREADS, FX_MIN_BLOCKS)
         const unsigned key = line_key[threadIdx.x];
         line_exp[threadIdx.x] = key >= (1u << 20) ? (int)(key >> 20) - 1022 : FX_INT_MIN;
         // exponent field 0x7ff: the line holds NaN or Inf (ozfft/fourier/input_check.py)
-        if (key >= 0x7ff00000u) atomicOr(nonfinite, 1);
+        // (a plain store: every writer stores 1, and the flag may live in mapped host
+        // memory, where the GPU's atomics are not available on every system)
+        if (key >= 0x7ff00000u) *reinterpret_cast<volatile int *>(nonfinite) = 1;
     }
     __syncthreads();
     bool exact_sweep = false;

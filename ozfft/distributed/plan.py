@@ -216,7 +216,9 @@ class Plan:
         if any(b for _, _, b in found):
             raise NonFiniteInputError("x", sum(b for _, _, b in found), "NaN or Inf")
         self._xp, self._engine, self._tx = self._context(kind)
-        return x, (None if kind == "numpy" else InputCheck(self._xp, x))
+        return x, (
+            None if kind == "numpy" else InputCheck(self._xp, x, self._engine.new_input_flag)
+        )
 
     def _agree_finite(self, check, x) -> None:
         """The end of every call with device arrays, after its last exchange: each rank

@@ -18,7 +18,7 @@ from typing import Any, ClassVar
 from ..ozaki.moduli import ModuliSet
 from ..profiling import Clock, HostClock
 
-__all__ = ["Engine", "ResidueStack", "RowStats"]
+__all__ = ["ArrayFlag", "Engine", "ResidueStack", "RowStats"]
 
 
 @dataclass(frozen=True)
@@ -43,6 +43,19 @@ class ResidueStack:
 
     planes: Any
     is_complex: bool
+
+
+class ArrayFlag:
+    """A non-finite flag in a one-element int32 array of ``xp`` (zeroed when made; read
+    with a blocking copy)."""
+
+    __slots__ = ("array",)
+
+    def __init__(self, xp: Any) -> None:
+        self.array = xp.zeros(1, xp.int32)
+
+    def raised(self) -> bool:
+        return bool(int(self.array.get()[0]))
 
 
 class Engine(abc.ABC):
@@ -71,6 +84,12 @@ class Engine(abc.ABC):
         """An engine-specific executor for an FFT plan (a host description, see
         ``ozfft.fourier.plan``), or None to run it on the generic executors."""
         return None
+
+    def new_input_flag(self) -> Any:
+        """A zeroed non-finite flag for a fused pass to raise (``ozfft.fourier.input_check``):
+        ``.array``, the int32 array the kernel writes, and ``.raised()``, which waits for
+        the work and reads it. Default: a one-element array of :attr:`xp`."""
+        return ArrayFlag(self.xp)
 
     def conj_divide(self, y: Any, conj: bool, divisors: Sequence[float]) -> None:
         """The end of an FFT, in place on complex128 ``y``: ``y = conj(y)`` if ``conj``,

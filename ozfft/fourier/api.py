@@ -205,7 +205,7 @@ def _as_input(x: Any):
         raise UnsupportedDTypeError("x", x.dtype, "bool, integer, float16/32/64, complex64/128")
     single = kind in "fc" and x.dtype.itemsize <= (4 if kind == "f" else 8)
     out_dtype = np.complex64 if single else np.complex128
-    return x, engine, np.dtype(out_dtype), InputCheck(xp, x)
+    return x, engine, np.dtype(out_dtype), InputCheck(xp, x, engine.new_input_flag)
 
 
 def _float_copy(xp, x):

@@ -13,10 +13,12 @@ The error is raised before the result is delivered either way.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
+from ..engines.base import ArrayFlag
 from ..errors import NonFiniteInputError
 
 __all__ = ["InputCheck"]
@@ -31,9 +33,11 @@ class InputCheck:
     overlapped distributed transform), announces each with :meth:`expect_part`: every
     such pass gets the same flag, and ``isfinite`` stands in unless all of them took it."""
 
-    def __init__(self, xp: Any, x: Any) -> None:
+    def __init__(self, xp: Any, x: Any, new_flag: Callable[[], Any] | None = None) -> None:
         self._xp = xp
         self._x = x
+        # the engine's flags (Engine.new_input_flag): .array for the kernel, .raised()
+        self._new_flag = new_flag if new_flag is not None else (lambda: ArrayFlag(xp))
         self._flag: Any = None
         # integers and bool are finite; numpy input is tested now (before any work)
         self._pending = x.dtype.kind in "fc"
@@ -65,9 +69,9 @@ class InputCheck:
         ):
             return None
         if self._flag is None:
-            self._flag = self._xp.zeros(1, self._xp.int32)
+            self._flag = self._new_flag()
         self._given += 1
-        return self._flag
+        return self._flag.array
 
     def __call__(self) -> None:
         """Raise :class:`~ozfft.errors.NonFiniteInputError` if ``x`` held NaN or Inf
@@ -75,7 +79,7 @@ class InputCheck:
         if not self._pending:
             return
         self._pending = False
-        finite = self._flag is None or not int(self._flag.get()[0])
+        finite = self._flag is None or not self._flag.raised()
         if finite and self._given < max(self._parts, 1):  # some of x read by no flagged pass
             finite = bool(self._xp.isfinite(self._x).all())
         self._raise_if_bad(finite)

@@ -26,6 +26,7 @@ from ...profiling import phase
 from ..base import Engine, ResidueStack, RowStats
 from .compiler import cubin_path, get_function
 from .constants import moduli_macros, phase_b_macros, scaling_macros
+from .flags import MappedFlags
 from .workspace import K_BLOCK, GemmWorkspace, free_device_bytes, pad_k, plan_workspace
 
 __all__ = [
@@ -95,6 +96,7 @@ class CudaEngine(Engine):
         self._clock = CudaEventClock(cupy)
         self._cublas = cublas
         self._sm_count = cupy.cuda.Device().attributes["MultiProcessorCount"]
+        self._flags: dict[int, MappedFlags] = {}  # per device id
         self._one = np.array(1, dtype=np.int32)
         self._zero = np.array(0, dtype=np.int32)
 
@@ -122,6 +124,15 @@ class CudaEngine(Engine):
     def gemm_kernel_macros(self, num_moduli: int, *, with_limbs: bool) -> Mapping[str, str]:
         """The macros this engine specializes its GEMM kernels with for ``num_moduli``."""
         return moduli_macros(moduli_set(num_moduli), with_limbs=with_limbs)
+
+    def new_input_flag(self) -> Any:
+        """A slot of the device's ring of mapped pinned flags (:mod:`.flags`): no memset
+        and no device-to-host copy per call."""
+        device = self._cp.cuda.Device().id
+        flags = self._flags.get(device)
+        if flags is None:
+            flags = self._flags[device] = MappedFlags(self._cp)
+        return flags.take()
 
     def conj_divide(self, y: Any, conj: bool, divisors: Sequence[float]) -> None:
         """One sweep (``kernels/fft/finish.cu``, up to four divisors per launch) instead
