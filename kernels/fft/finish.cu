@@ -12,21 +12,13 @@ extern "C" __global__ void oz_fft_conj_divide(double2 *__restrict__ y, long long
     for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < size; i += stride) {
         double2 v = y[i];
         if (conj) v.y = -v.y;
-        if (count > 0) {
-            v.x = v.x / d0;
-            v.y = v.y / d0;
-        }
-        if (count > 1) {
-            v.x = v.x / d1;
-            v.y = v.y / d1;
-        }
-        if (count > 2) {
-            v.x = v.x / d2;
-            v.y = v.y / d2;
-        }
-        if (count > 3) {
-            v.x = v.x / d3;
-            v.y = v.y / d3;
+        const double d[4] = {d0, d1, d2, d3};
+#pragma unroll
+        for (int k = 0; k < 4; ++k) {
+            if (k < count) {
+                v.x = v.x / d[k];
+                v.y = v.y / d[k];
+            }
         }
         y[i] = v;
     }
