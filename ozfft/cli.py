@@ -151,6 +151,14 @@ def build_parser() -> argparse.ArgumentParser:
     bench_distributed.add_arguments(distributed)
     distributed.set_defaults(func=_cmd_bench_distributed)
 
+    from .bench import fp8 as bench_fp8
+
+    fp8 = bench_sub.add_parser(
+        "fp8", help="how exact FP8 (e4m3) tensor-core accumulation is on this GPU"
+    )
+    bench_fp8.add_arguments(fp8)
+    fp8.set_defaults(func=_cmd_bench_fp8)
+
     ceil = bench_sub.add_parser("ceilings", help="measure this GPU's and ozfft's rates")
     ceil.add_argument("--out", type=Path, default=None, help="write ceilings.json here")
     ceil.set_defaults(func=_cmd_bench_ceilings)
@@ -235,6 +243,12 @@ def _cmd_bench_fft(args: argparse.Namespace) -> int:
     from .bench import fft
 
     return _gpu_campaign(args, "fft", fft.main)
+
+
+def _cmd_bench_fp8(args: argparse.Namespace) -> int:
+    from .bench import fp8
+
+    return _gpu_campaign(args, "fp8", fp8.main)
 
 
 def _cmd_bench_gemm(args: argparse.Namespace) -> int:
