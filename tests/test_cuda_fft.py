@@ -453,3 +453,48 @@ def test_mapped_flags_ring():
     with pytest.raises(ozfft.NonFiniteInputError, match="Inf"):
         ozfft.fft(x)
     assert ozfft.fft(cp.ones((4, 64), complex))[0, 0] == 64  # the next call's slot is clean
+
+
+def _imad_probe(a: int, b: int, iters: int, blocks: int, threads: int) -> np.ndarray:
+    """What kernels/probes/ceilings.cu's oz_probe_imad writes, in Python integers: per
+    thread t, eight chains x = t + j taken through 16 iters steps x = a x + b (int32
+    wraparound), XORed."""
+    out = []
+    for _ in range(blocks):
+        for t in range(threads):
+            chains = [t + j for j in range(8)]
+            for _ in range(16 * iters):
+                chains = [(x * a + b) & 0xFFFFFFFF for x in chains]
+            v = 0
+            for x in chains:
+                v ^= x
+            out.append(v - (1 << 32) if v >= 1 << 31 else v)
+    return np.array(out, np.int32)
+
+
+@pytest.mark.parametrize("driver", [True, False])
+def test_kernel_launcher_matches_cupys_launch(driver, monkeypatch):
+    """ozfft/engines/cuda/launch.py: a kernel launched through cuLaunchKernel with its kept
+    argument block (or, without cuda-bindings, through cupy) computes what cupy's own
+    launch of it computes, and what Python integers say it should, call after call with
+    changing arguments; a wrong argument count is a TypeError."""
+    from ozfft.engines.cuda import launch
+    from ozfft.engines.cuda.compiler import get_function
+
+    if not driver:
+
+        def no_bindings(*args, **kwargs):
+            raise ImportError("cuda.bindings")
+
+        monkeypatch.setattr(launch, "DriverLaunch", no_bindings)
+    kernel = get_function("probes/ceilings.cu", "oz_probe_imad")
+    run = launch.launcher(kernel, ("ptr", "i32", "i32", "i32"))
+    for a, b, iters in ((3, 5, 1), (-7, 11, 3), (5, 1, 1)):
+        got, want = cp.zeros(64, cp.int32), cp.zeros(64, cp.int32)
+        run((2,), (32,), (got, a, b, iters))
+        kernel((2,), (32,), (want, np.int32(a), np.int32(b), np.int32(iters)))
+        exact = _imad_probe(a, b, iters, blocks=2, threads=32)
+        np.testing.assert_array_equal(cp.asnumpy(got), exact)
+        np.testing.assert_array_equal(cp.asnumpy(want), exact)
+    with pytest.raises(TypeError, match="takes 4 arguments, got 3"):
+        run((1,), (32,), (got, 1, 2))

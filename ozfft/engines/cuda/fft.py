@@ -18,6 +18,7 @@ import numpy as np
 from ...errors import DeviceMemoryError
 from ...ozaki.fixed_point import Carried, matrix_digits
 from .compiler import get_function
+from .launch import launcher
 from .workspace import free_device_bytes
 
 __all__ = ["FixedPassExecutor", "FourStepExecutor", "fragment_layout", "prepare_fixed"]
@@ -27,6 +28,13 @@ _SMEM_PER_SM = 228 * 1024  #: Hopper: shared memory per multiprocessor
 _WARPS = 8  #: warps per block, doubled where a single block fills a multiprocessor
 _SOURCE = "fft/fixed_pass.cu"
 _KERNEL = "oz_fft_fixed_pass"
+#: the kinds of oz_fft_fixed_pass's parameters, in its order (kernels/fft/fixed_pass.cu):
+#: in, out, inner, lines, frag1..3, twiddle, tw_rows, exps_in, p_mode, p_n, p_lo, p_q,
+#: exps_out, out_inner, out_n, nonfinite, conj_in
+_PASS_SIGNATURE = (
+    "ptr", "ptr", "i64", "i64", "ptr", "ptr", "ptr", "ptr", "i64", "ptr", "i32", "i64",
+    "i64", "i64", "ptr", "i64", "i32", "ptr", "i32",
+)  # fmt: skip
 
 
 def fragment_layout(embedding: np.ndarray, digits: int) -> np.ndarray:
@@ -112,6 +120,7 @@ class FixedPassExecutor:
         # twice the warps (each warp half the stage tasks; the same integers)
         self._sms = cupy.cuda.Device().attributes["MultiProcessorCount"]
         self._kernels: dict[tuple[bool, bool, bool, bool], Any] = {}
+        self._launchers: dict[tuple[bool, bool, bool, bool], Any] = {}  # (launch.py)
         self._none = cupy.zeros(1, cupy.int32)  # the exponent arrays of a float64 pass
         self._no_flag = cupy.zeros(1, cupy.int32)  # the non-finite flag nobody reads
 
@@ -161,6 +170,7 @@ class FixedPassExecutor:
             if smem > 48 * 1024:
                 kernel.max_dynamic_shared_size_bytes = smem
             self._kernels[key] = kernel
+            self._launchers[key] = launcher(kernel, _PASS_SIGNATURE)
         return kernel
 
     def _launch(
@@ -190,29 +200,34 @@ class FixedPassExecutor:
         exps_in, mode, p_n, p_lo, p_q = carry if carry is not None else (self._none, 0, 1, 1, 1)
         blocks = -(-lines // _LINES)
         wide = self._wide(blocks)
-        self.kernel(carry is not None, exps_out is not None, real_in, wide)(
+        key = (carry is not None, exps_out is not None, real_in, wide)
+        launch = self._launchers.get(key)
+        if launch is None:
+            self.kernel(*key)
+            launch = self._launchers[key]
+        launch(
             (blocks,),
             (32 * self._warps * (2 if wide else 1),),
             (
                 x,
                 out,
-                np.int64(inner),
-                np.int64(lines),
+                inner,
+                lines,
                 *frags,
                 twiddle,
-                np.int64(max(rows, 1)),
+                max(rows, 1),
                 exps_in,
-                np.int32(mode),
-                np.int64(p_n),
-                np.int64(p_lo),
-                np.int64(p_q),
+                mode,
+                p_n,
+                p_lo,
+                p_q,
                 exps_out if exps_out is not None else self._none,
-                np.int64(inner if out_inner is None else out_inner),
-                np.int32(self.plan.n if out_n is None else out_n),
+                inner if out_inner is None else out_inner,
+                self.plan.n if out_n is None else out_n,
                 self._no_flag if nonfinite is None else nonfinite,
-                np.int32(conj_in),
+                int(conj_in),
             ),
-            shared_mem=self._shared_bytes(carry is not None),
+            self._shared_bytes(carry is not None),
         )
 
     checks_input = True  #: float64 passes test what they read (``nonfinite``)
