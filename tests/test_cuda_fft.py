@@ -498,3 +498,21 @@ def test_kernel_launcher_matches_cupys_launch(driver, monkeypatch):
         np.testing.assert_array_equal(cp.asnumpy(want), exact)
     with pytest.raises(TypeError, match="takes 4 arguments, got 3"):
         run((1,), (32,), (got, 1, 2))
+
+
+def test_fft_from_a_fresh_thread(rng):
+    """A transform called from a new thread (no CUDA call made on it yet: the driver
+    launch binds cupy's device itself) gives the same bits as on the main thread."""
+    import threading
+
+    x, d = _pair(rng, (4, 512))
+    want = ozfft.fft(x)
+    results = []
+
+    def work():
+        results.append(cp.asnumpy(ozfft.fft(d)))
+
+    thread = threading.Thread(target=work)
+    thread.start()
+    thread.join()
+    np.testing.assert_array_equal(results[0], want)

@@ -61,9 +61,13 @@ class DriverLaunch:
             stream = self._streams.get(stream_ptr)
             if stream is None:
                 stream = self._streams[stream_ptr] = self._driver.CUstream(init_value=stream_ptr)
-            (status,) = self._driver.cuLaunchKernel(
-                self._function, gx, gy, gz, bx, by, bz, shared_mem, stream, self._address, 0
-            )
+            launch = (self._function, gx, gy, gz, bx, by, bz, shared_mem, stream, self._address, 0)
+            (status,) = self._driver.cuLaunchKernel(*launch)
+            if status == self._driver.CUresult.CUDA_ERROR_INVALID_CONTEXT:
+                # a thread on which no CUDA runtime call has bound cupy's device yet
+                runtime = self._cp.cuda.runtime
+                runtime.setDevice(runtime.getDevice())
+                (status,) = self._driver.cuLaunchKernel(*launch)
         if status != self._driver.CUresult.CUDA_SUCCESS:
             raise RuntimeError(f"cuLaunchKernel failed: {status.name}")
 
