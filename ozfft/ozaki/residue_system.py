@@ -1,0 +1,164 @@
+"""Residue systems of Phase A: the moduli, how a residue is split into the digits a tensor
+core multiplies, and how the digit products give the product's residue back.
+
+One object serves both arithmetics (docs/numerics.md, "FP8 accumulation"):
+
+* **INT8** (today's Phase A): moduli ``p <= 256``, the symmetric residue itself is the one
+  digit (``|digit| <= 128``), one INT8 product per modulus, exact INT32 sums.
+* **FP8** (e4m3, for the FP8 Phase A): e4m3 holds every integer of magnitude at most 16,
+  so a residue modulo ``m = s**d`` (``s <= 33``) is written in ``d`` balanced base-``s``
+  digits, ``r = sum_j c_j s**j``. Because ``s**d = 0 (mod m)``,
+
+      r r' = sum_{t < d} s**t P_t  (mod m),   P_t = sum_{i + j = t} c_i c'_j,
+
+  so ``d (d + 1) / 2`` digit products per modulus: 3 for squares, 6 for cubes. ``P_t`` is one
+  product over ``(t + 1) K`` terms (the digit planes concatenated along k), each at most
+  256 in magnitude: exact while ``256 (t + 1) K < 2**24`` (the measured FP32
+  accumulation of an H200, ``ozfft bench fp8``).
+
+The CRT constants (``P``, the weights ``W_i``) follow from the moduli as in
+:mod:`.moduli`; for the INT8 system they are those of :class:`~.moduli.ModuliSet`.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from functools import cache
+
+from .moduli import INT8_MODULI, MAX_MODULI, MIN_MODULI
+
+__all__ = [
+    "FP8_BASES",
+    "FP8_DIGIT_MAX",
+    "FP8_EXACT_BITS",
+    "ResidueSystem",
+    "fp8_system",
+    "int8_system",
+]
+
+#: e4m3 holds every integer of at most this magnitude exactly
+FP8_DIGIT_MAX = 16
+#: bits of an FP32 accumulator's integer sums that stay exact (24: measured on an H200,
+#: docs/numerics.md "FP8 accumulation")
+FP8_EXACT_BITS = 24
+#: pairwise-coprime bases s <= 33 for FP8 moduli s**d, largest first (33 = 3 * 11 would
+#: exclude 27 and 11, which give more bits together)
+FP8_BASES: tuple[int, ...] = (32, 31, 29, 27, 25, 23, 19, 17, 13, 11, 7)
+
+
+@dataclass(frozen=True)
+class ResidueSystem:
+    """Moduli ``m_i = bases[i] ** digits[i]`` and the rules of one Phase-A arithmetic.
+
+    ``digit_max``: the largest digit magnitude the tensor core takes exactly (128 for
+    INT8, 16 for FP8); ``exact_bits``: the accumulator's exact integer bits (31 for INT32,
+    24 for FP32).
+    """
+
+    name: str
+    bases: tuple[int, ...]
+    digits: tuple[int, ...]
+    digit_max: int
+    exact_bits: int
+    moduli: tuple[int, ...] = field(init=False)
+    product: int = field(init=False)  #: P
+    weights: tuple[int, ...] = field(init=False)  #: W_i = (P/m_i) ((P/m_i)^-1 mod m_i)
+
+    def __post_init__(self) -> None:
+        if len(self.bases) != len(self.digits) or not self.bases:
+            raise ValueError("one digit count per base, and at least one base")
+        moduli = tuple(s**d for s, d in zip(self.bases, self.digits, strict=True))
+        for i, m in enumerate(moduli):
+            if any(math.gcd(m, q) != 1 for q in moduli[:i]):
+                raise ValueError(f"modulus {m} shares a factor with an earlier one")
+        product = math.prod(moduli)
+        weights = tuple((product // m) * pow(product // m, -1, m) for m in moduli)
+        object.__setattr__(self, "moduli", moduli)
+        object.__setattr__(self, "product", product)
+        object.__setattr__(self, "weights", weights)
+
+    @property
+    def count(self) -> int:
+        return len(self.moduli)
+
+    @property
+    def log2_product(self) -> float:
+        """log2 P: the bits of the CRT range."""
+        return math.log2(self.product)
+
+    def products(self, i: int) -> int:
+        """Digit products of modulus ``i``: ``d (d + 1) / 2``."""
+        d = self.digits[i]
+        return d * (d + 1) // 2
+
+    @property
+    def total_products(self) -> int:
+        """Tensor-core products per real Phase A (all moduli)."""
+        return sum(self.products(i) for i in range(self.count))
+
+    def max_k(self) -> int:
+        """The longest k whose every digit-product sum ``P_t`` stays exact:
+        ``digit_max**2 (t + 1) k < 2**exact_bits`` for the longest ``t`` of any modulus."""
+        longest = max(self.digits)
+        return ((1 << self.exact_bits) - 1) // (self.digit_max**2 * longest)
+
+    def split(self, i: int, r: int) -> list[int]:
+        """The digits ``c_0 .. c_{d-1}`` of the symmetric residue ``r`` modulo ``m_i``
+        (``r = sum_j c_j s**j``): balanced base-``s`` digits, the top one the remainder;
+        every ``|c_j| <= digit_max``."""
+        s, d = self.bases[i], self.digits[i]
+        out = []
+        for _ in range(d - 1):
+            c = (r + s // 2) % s - s // 2
+            out.append(c)
+            r = (r - c) // s
+        out.append(r)
+        if any(abs(c) > self.digit_max for c in out):
+            raise ValueError(f"residue does not fit {d} digits of at most {self.digit_max}")
+        return out
+
+    def combine(self, i: int, partial: list[int]) -> int:
+        """The product's residue modulo ``m_i`` from its digit-product sums ``P_0 ..
+        P_{d-1}`` (``P_t = sum_{a + b = t} c_a c'_b``): ``sum_t s**t P_t mod m_i``."""
+        s, m = self.bases[i], self.moduli[i]
+        return sum(p * s**t for t, p in enumerate(partial)) % m
+
+    @staticmethod
+    def pairs(d: int, t: int) -> list[tuple[int, int]]:
+        """The digit pairs ``(a, b)``, ``a + b = t``, whose products make ``P_t``."""
+        return [(a, t - a) for a in range(t + 1) if t - a < d]
+
+
+@cache
+def int8_system(count: int) -> ResidueSystem:
+    """The INT8 system of ``count`` moduli (:data:`~.moduli.INT8_MODULI`, one digit each)."""
+    if not MIN_MODULI <= count <= MAX_MODULI:
+        raise ValueError(f"moduli must be between {MIN_MODULI} and {MAX_MODULI}, got {count}")
+    moduli = INT8_MODULI[:count]
+    return ResidueSystem("int8", moduli, (1,) * count, 128, 31)
+
+
+@cache
+def fp8_system(min_bits: int) -> ResidueSystem:
+    """The FP8 system of fewest digit products whose CRT range has at least ``min_bits``
+    bits: squares of the largest bases first (3 products, ~2 log2 s bits each), then bases
+    made cubes, largest first (3 more products, log2 s more bits each)."""
+    bases = list(FP8_BASES)
+    digits = [2] * len(bases)
+    ceiling = sum(3 * math.log2(s) for s in bases)
+    if min_bits > ceiling:
+        raise ValueError(f"FP8 moduli reach at most {ceiling:.1f} bits, asked for {min_bits}")
+    bits = 0.0
+    for count, s in enumerate(bases, start=1):
+        bits += 2 * math.log2(s)
+        if bits >= min_bits:
+            return ResidueSystem(
+                "fp8", tuple(bases[:count]), (2,) * count, FP8_DIGIT_MAX, FP8_EXACT_BITS
+            )
+    for i, s in enumerate(bases):
+        digits[i] = 3
+        bits += math.log2(s)
+        if bits >= min_bits:
+            break
+    return ResidueSystem("fp8", tuple(bases), tuple(digits), FP8_DIGIT_MAX, FP8_EXACT_BITS)
