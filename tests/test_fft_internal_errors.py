@@ -73,3 +73,15 @@ def test_executors_without_an_input_test_refuse_a_flag():
         name = type(executor).__name__
         with pytest.raises(ValueError, match=f"{name} does not test its input for NaN/Inf"):
             call()
+
+
+def test_an_inverse_run_does_not_start_from_carried_fixed_point():
+    """run_passes conjugates the first pass's input of an inverse run; a carried block
+    has no complex values to conjugate."""
+    from ozfft.fourier.runs import run_passes
+
+    options = FFTOptions()
+    x = np.random.default_rng(2).standard_normal((8, 16)) + 1j
+    carry = get_executor(numpy_engine(), get_plan(16, options)).forward_carried(x, 1, keep=True)
+    with pytest.raises(ValueError, match="an inverse run starts from complex values"):
+        run_passes(numpy_engine(), None, [0], options, True, carry, conj=True)

@@ -27,7 +27,7 @@ from ..engines.select import array_module_name, cuda_engine, numpy_engine
 from ..errors import NonFiniteInputError
 from ..fourier.cache import get_executor, get_plan
 from ..fourier.input_check import InputCheck
-from ..fourier.runs import axis_runs, carry_axis, hermitian_extension, normalize, run_passes
+from ..fourier.runs import axis_runs, carry_axis, divisors, hermitian_extension, run_passes
 from ..options import FFTOptions
 from ..ozaki.fixed_point import Carried
 from .exchange import (
@@ -298,10 +298,7 @@ class Plan:
             owned = True
         if not owned:  # no pass ran (length 1): the steps below work in place
             y = y.copy()
-        if inverse:
-            xp.conj(y, out=y)
-        for axis in run_axes:
-            normalize(y, shape[axis], self.norm, inverse)
+        engine.conj_divide(y, inverse, divisors([shape[a] for a in run_axes], self.norm, inverse))
         return y
 
     def _execute(self, x, inverse: bool, schedule, expected) -> np.ndarray:
@@ -407,8 +404,7 @@ class Plan:
             del out, local, exps
             z = run_passes(engine, None, rest, options, True, carry, keep=False)
             del carry
-            for axis in runs[r]:
-                normalize(z, shape[axis], self.norm, False)
+            engine.conj_divide(z, False, divisors([shape[a] for a in runs[r]], self.norm, False))
             r += 1
         else:
             z = out
@@ -457,7 +453,7 @@ class Plan:
                 executor = get_executor(engine, get_plan(full[last], options))
                 flag = check.flag(executor, y.shape) if check is not None else None
                 y = executor.forward(y, last, overwrite=True, nonfinite=flag)
-            normalize(y, full[last], self.norm, False)
+            engine.conj_divide(y, False, divisors((full[last],), self.norm, False))
             index = [slice(None)] * y.ndim
             index[last] = slice(0, half[last])
             y = xp.ascontiguousarray(y[tuple(index)])
@@ -468,7 +464,7 @@ class Plan:
             held.append(self._run(held, run_axes, False, moves, split, half))
         y = held.pop()
         if self._fused_first:
-            normalize(y, full[last], self.norm, False)
+            engine.conj_divide(y, False, divisors((full[last],), self.norm, False))
         y, _ = self._moves(y, None, split, next(moves), half)
         self._agree_finite(check, x)
         return y.astype(out_dtype, copy=False)
@@ -498,8 +494,7 @@ class Plan:
         xp.conj(ext, out=ext)
         if n > 1 and ext.size:
             ext = get_executor(engine, get_plan(n, options)).forward(ext, last, overwrite=True)
-        xp.conj(ext, out=ext)
-        normalize(ext, n, self.norm, True)
+        engine.conj_divide(ext, True, divisors((n,), self.norm, True))
         out = xp.ascontiguousarray(ext.real)
         out, _ = self._moves(out, None, split, next(moves), full)
         self._agree_finite(check, y)

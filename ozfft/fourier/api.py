@@ -37,7 +37,14 @@ from ..options import FFTOptions
 from ..ozaki.bounds import DEFAULT_FFT_MODULI
 from .cache import get_executor, get_plan
 from .input_check import InputCheck
-from .runs import axis_runs, carry_axis, divisors, hermitian_extension, run_passes
+from .runs import (
+    axis_runs,
+    carry_axis,
+    conjugated_input,
+    divisors,
+    hermitian_extension,
+    run_passes,
+)
 
 __all__ = [
     "DEFAULT_FFT_MODULI",
@@ -296,26 +303,17 @@ def _c2c_axis(
     x = _resize(xp, x, n, axis)
     owned = owned or padded
     executor = None if x.size == 0 or n == 1 else get_executor(engine, get_plan(n, options))
-    conj_in = inverse and getattr(executor, "conjugates_input", False)
-    if inverse and not conj_in:
-        x, owned = _conjugated(xp, x, owned), True
+    extra = {}
+    if inverse:
+        x, owned, extra = conjugated_input(xp, executor, x, owned)
     if executor is None:
         y = x if owned else x.astype(np.complex128, copy=True)
     else:
         flag = check.flag(executor, x.shape) if check is not None else None
-        extra = {"conj_in": True} if conj_in else {}
         y = executor.forward(x, axis, overwrite=owned, nonfinite=flag, **extra)
     # y is ours (new, or x given up): conjugate and normalize in place (same IEEE ops)
     engine.conj_divide(y, inverse, divisors((n,), norm, inverse))
     return y
-
-
-def _conjugated(xp, x, owned: bool):
-    """``conj(x)``: in place where ``x`` is ours, else a new array (the first pass of an
-    inverse transform reads it, where its executor cannot conjugate as it loads)."""
-    if owned:
-        return xp.conj(x, out=x)
-    return xp.conj(x)
 
 
 def _c2c_axes(
@@ -365,16 +363,7 @@ def _carried_run(
     """Passes along ``axes`` (in this order, lengths unchanged) with fixed point carried
     between them, from ``y`` or from the ``carry`` of a previous pass; one rounding at the
     end, then each axis's normalization as :func:`_c2c_axis` applies it."""
-    xp = engine.xp
-    conj_in = False
-    if inverse:
-        if carry is not None:
-            raise ValueError("an inverse run starts from complex values")
-        first = get_executor(engine, get_plan(y.shape[axes[0]], options))
-        conj_in = getattr(first, "conjugates_input", False)
-        if not conj_in:
-            y, owned = _conjugated(xp, y, owned), True
-    y = run_passes(engine, y, axes, options, owned, carry, check=check, conj_in=conj_in)
+    y = run_passes(engine, y, axes, options, owned, carry, check=check, conj=inverse)
     engine.conj_divide(y, inverse, divisors([y.shape[axis] for axis in axes], norm, inverse))
     return y
 

@@ -24,9 +24,9 @@ __all__ = [
     "axis_runs",
     "carries",
     "carry_axis",
-    "divide",
+    "conjugated_input",
+    "divisors",
     "hermitian_extension",
-    "normalize",
     "run_passes",
 ]
 
@@ -75,14 +75,14 @@ def run_passes(
     carry=None,
     keep: bool = False,
     check: Any = None,
-    conj_in: bool = False,
+    conj: bool = False,
 ):
     """The passes of (part of) a run along ``axes``, in this order, lengths unchanged:
     from complex ``y`` or from the ``carry`` of a previous pass; returns complex128, or
     with ``keep`` the :class:`~ozfft.ozaki.fixed_point.Carried` result of the last pass.
-    No conjugation, no normalization (the caller's, at the run's ends). ``check``: the
-    call's :class:`~ozfft.fourier.input_check.InputCheck`, offered to the first pass;
-    ``conj_in``: the first pass reads ``conj(y)`` (its executor ``conjugates_input``)."""
+    No normalization and no conjugation of the result (the caller's, at the run's end).
+    ``check``: the call's :class:`~ozfft.fourier.input_check.InputCheck`, offered to the
+    first pass; ``conj``: the first pass transforms ``conj(y)`` (:func:`conjugated_input`)."""
     for k, axis in enumerate(axes):
         n = y.shape[axis] if carry is None else carry.shape[axis]
         more = keep or k < len(axes) - 1
@@ -90,7 +90,11 @@ def run_passes(
         flag = None
         if check is not None and k == 0 and carry is None:
             flag = check.flag(executor, y.shape)
-        extra = {"conj_in": True} if conj_in and k == 0 else {}
+        extra = {}
+        if conj and k == 0:
+            if carry is not None:
+                raise ValueError("an inverse run starts from complex values")
+            y, owned, extra = conjugated_input(engine.xp, executor, y, owned)
         result = executor.forward_carried(
             y if carry is None else None,
             axis,
@@ -119,17 +123,14 @@ def divisors(lengths, norm: str, inverse: bool) -> tuple[float, ...]:
     return ()
 
 
-def normalize(y, n: int, norm: str, inverse: bool) -> None:
-    """The normalization of one axis of length ``n``, in place (:func:`divisors`)."""
-    for d in divisors((n,), norm, inverse):
-        divide(y, d)
-
-
-def divide(y, d: float) -> None:
-    """``y /= d`` in place, real and imaginary parts each correctly rounded: the same
-    bits on numpy and cupy (their complex-by-real division algorithms differ)."""
-    y.real /= d
-    y.imag /= d
+def conjugated_input(xp, executor, x, owned: bool) -> tuple[Any, bool, dict]:
+    """What the first pass of an inverse transform (``conj(fft(conj x))``) is given:
+    ``(x, owned, keywords)``. An executor that ``conjugates_input`` reads ``conj(x)`` as it
+    loads (keywords ``conj_in=True``); for any other, ``x`` is conjugated here — in place
+    where it is ours (``owned``), else into a new array. Both give the same integers."""
+    if getattr(executor, "conjugates_input", False):
+        return x, owned, {"conj_in": True}
+    return (xp.conj(x, out=x) if owned else xp.conj(x)), True, {}
 
 
 def hermitian_extension(xp, half, n: int, axis: int):
