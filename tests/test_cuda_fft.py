@@ -516,3 +516,23 @@ def test_fft_from_a_fresh_thread(rng):
     thread.start()
     thread.join()
     np.testing.assert_array_equal(results[0], want)
+
+
+def test_driver_launch_and_carried_conj_errors_name_the_problem():
+    """A launch the driver refuses raises with the CUDA result's name; a carried input
+    cannot be conjugated as it loads."""
+    from ozfft.engines.cuda import launch
+    from ozfft.engines.cuda.compiler import get_function
+    from ozfft.engines.select import cuda_engine
+    from ozfft.fourier.cache import get_executor, get_plan
+    from ozfft.options import FFTOptions
+
+    kernel = get_function("probes/ceilings.cu", "oz_probe_imad")
+    run = launch.DriverLaunch(kernel, ("ptr", "i32", "i32", "i32"))
+    out = cp.zeros(4096, cp.int32)
+    with pytest.raises(RuntimeError, match="cuLaunchKernel failed: CUDA_ERROR_"):
+        run((1,), (4096,), (out, 1, 2, 1))  # more threads per block than any GPU has
+    executor = get_executor(cuda_engine(), get_plan(64, FFTOptions()))
+    carry = executor.forward_carried(cp.ones((4, 64), complex), 1, keep=True)
+    with pytest.raises(ValueError, match="conj_in applies to complex input"):
+        executor.forward_carried(None, 1, carry=carry, conj_in=True)
