@@ -56,6 +56,9 @@
 #define FX_NDIAG (FX_LAST_DIAG - FX_D + 1)
 #define FX_NGROUPS ((FX_NDIAG + 3) / 4)
 
+#define FX_PRAGMA(x) _Pragma(#x)
+#define FX_PRAGMA_UNROLL(n) FX_PRAGMA(unroll n)
+
 typedef long long i64;
 typedef unsigned long long u64;
 
@@ -595,6 +598,10 @@ __device__ __forceinline__ void fx_exit(const i64 *xs, ulonglong2 *__restrict__ 
                                         long long inner, int out_n) {
     // `line_base` and `inner` of the output (a transposed output walks the lines' k across);
     // threads walk natural k (coalesced stores) and read the last stage's swizzled positions
+#ifndef FX_EXIT_UNROLL
+#define FX_EXIT_UNROLL 1
+#endif
+    FX_PRAGMA_UNROLL(FX_EXIT_UNROLL)
     for (int idx = threadIdx.x; idx < FX_LINES * FX_N; idx += FX_THREADS) {
         int line, k;
         fx_line_pos(idx, inner, line, k);
