@@ -386,12 +386,12 @@ FUSED_INT_TWIDDLE = 212 - 42
 MMA_SYNC_TOPS_H200 = 515.0
 MMA_SYNC_FRACTION = MMA_SYNC_TOPS_H200 / 1979.0
 
-#: the measured H200 points of the same run (bench/results/nvidia-h200/fft.md, 3-D c2c
-#: complex128 cubes): n -> (ozfft ms, cuFFT ms)
+#: the measured H200 points of one run (bench/results/nvidia-h200/fft.md, 3-D c2c
+#: complex128 cubes, the kernel of docs/perf-notes.md round 5): n -> (ozfft ms, cuFFT ms)
 H200_MEASURED: dict[int, tuple[float, float]] = {
-    256: (1.363, 0.446),
-    512: (11.905, 3.334),
-    1024: (121.098, 31.718),
+    256: (1.340, 0.488),
+    512: (9.942, 3.348),
+    1024: (99.823, 31.776),
 }
 H200_MEASURED_SOURCE = "bench/results/nvidia-h200/fft.md"
 
