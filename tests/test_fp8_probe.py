@@ -48,8 +48,10 @@ def test_fp8_probe_on_the_gpu():
     """Every digit product is exact, and worst-case chains are exact up to the k-block the
     probe reports (the proof an FP8 Phase A blocks its sums by)."""
     cp = pytest.importorskip("cupy")
+    from ozfft.engines.select import compute_capability
+
     try:
-        capability = tuple(int(v) for v in cp.cuda.Device().compute_capability)
+        capability = compute_capability()
     except cp.cuda.runtime.CUDARuntimeError:
         pytest.skip("no CUDA GPU")
     if capability < (8, 9):
@@ -69,3 +71,11 @@ def test_fp8_probe_on_the_gpu():
         values = list(range(-16, 17))
         bytes_ = torch.tensor(values, dtype=torch.float32).to(torch.float8_e4m3fn)
         assert bytes_.view(torch.uint8).tolist() == [fp8.e4m3_byte(v) for v in values]
+
+
+def test_fp8_needs_compute_capability_8_9(monkeypatch):
+    """A GPU without FP8 tensor cores gets an error that says so (no GPU needed: the
+    device's capability is stubbed)."""
+    monkeypatch.setattr(fp8, "compute_capability", lambda: (8, 6))
+    with pytest.raises(RuntimeError, match=r"compute capability 8\.9 or later \(this GPU: 8\.6\)"):
+        fp8.measure(4)

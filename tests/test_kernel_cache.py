@@ -441,3 +441,30 @@ def test_no_cupy_says_what_to_install(monkeypatch):
         select.best_engine_name()
     monkeypatch.setenv("OZFFT_ENGINE", "numpy")
     assert select.best_engine_name() == "numpy"
+
+
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        ("80", (8, 0)),
+        ("89", (8, 9)),
+        ("90", (9, 0)),
+        ("100", (10, 0)),
+        ("103", (10, 3)),
+        ("120", (12, 0)),
+    ],
+)
+def test_compute_capability_strings_of_every_generation(text, expected):
+    """cupy reports the capability as one string; Blackwell's "100" and "120" have three
+    digits, so the minor version is the last digit (and the kernels' arch is sm_100, ...)."""
+    from ozfft.engines.select import parse_compute_capability
+
+    assert parse_compute_capability(text) == expected
+
+
+@pytest.mark.parametrize("text", ["", "9", "9.0", "sm_90", None])
+def test_compute_capability_rejects_what_is_not_one(text):
+    from ozfft.engines.select import parse_compute_capability
+
+    with pytest.raises(ValueError, match="not a compute capability"):
+        parse_compute_capability(text)

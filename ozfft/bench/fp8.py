@@ -28,6 +28,7 @@ from typing import Any
 
 import numpy as np
 
+from ..engines.select import compute_capability
 from .results import gpu_label, markdown_table, results_dir, write_results
 
 __all__ = ["E4M3_INT_MAX", "e4m3_byte", "exact_sum", "main", "measure", "run_chains"]
@@ -84,10 +85,8 @@ def _exact(chains: list[list[Step]]) -> list[bool]:
 
 def measure(max_steps: int = 2048) -> dict[str, Any]:
     """The tests of the module docstring on the current GPU."""
-    import cupy as cp
-
-    major, minor = cp.cuda.Device().compute_capability
-    if (int(major), int(minor)) < (8, 9):
+    major, minor = compute_capability()
+    if (major, minor) < (8, 9):
         raise RuntimeError(
             f"FP8 tensor cores need compute capability 8.9 or later (this GPU: {major}.{minor})"
         )

@@ -18,7 +18,14 @@ from typing import Any, ClassVar
 from ..ozaki.moduli import ModuliSet
 from ..profiling import Clock, HostClock
 
-__all__ = ["ArrayFlag", "Engine", "ResidueStack", "RowStats"]
+__all__ = [
+    "ArrayFlag",
+    "Engine",
+    "ResidueStack",
+    "RowStats",
+    "compute_capability",
+    "parse_compute_capability",
+]
 
 
 @dataclass(frozen=True)
@@ -149,3 +156,19 @@ class Engine(abc.ABC):
         Phase B rebuilds the integer by the CRT in exact multi-limb arithmetic and rounds.
         Engines may interleave the two (the CUDA engine does, per block of columns).
         """
+
+
+def parse_compute_capability(text: str) -> tuple[int, int]:
+    """``(major, minor)`` of cupy's compute-capability string: ``"90"`` -> (9, 0),
+    ``"100"`` -> (10, 0), ``"120"`` -> (12, 0) (the minor version is the last digit)."""
+    if not (isinstance(text, str) and len(text) >= 2 and text.isdigit()):
+        raise ValueError(f"not a compute capability: {text!r}")
+    return int(text[:-1]), int(text[-1])
+
+
+def compute_capability(device_id: int | None = None) -> tuple[int, int]:
+    """``(major, minor)`` of a CUDA device (default: cupy's current one)."""
+    import cupy
+
+    device = cupy.cuda.Device(device_id) if device_id is not None else cupy.cuda.Device()
+    return parse_compute_capability(device.compute_capability)

@@ -9,17 +9,19 @@ import numpy as np
 
 from .. import config
 from ..errors import DeviceUnavailableError
-from .base import Engine
+from .base import Engine, compute_capability, parse_compute_capability
 from .numpy import NumpyEngine
 
 __all__ = [
     "array_module_name",
     "best_engine_name",
+    "compute_capability",
     "cuda_engine",
     "describe_engines",
     "engine_for",
     "gpu_name",
     "numpy_engine",
+    "parse_compute_capability",
 ]
 
 _NUMPY_ENGINE = NumpyEngine()

@@ -33,6 +33,7 @@ from ... import config
 from ..._logging import logger
 from ..._version import __version__
 from ...errors import DeviceUnavailableError, KernelCompileError
+from ..base import compute_capability
 from .constants import NO_MACROS, Macros
 from .sources import include_closure, kernel_dir, resolve_source, source_stem
 
@@ -221,11 +222,8 @@ def cached_cubin(
 
 
 def _device_arch(device_id: int | None) -> str:
-    """``sm_XY`` of a device (default: the current one)."""
-    import cupy
-
-    device = cupy.cuda.Device(device_id) if device_id is not None else cupy.cuda.Device()
-    major, minor = device.compute_capability
+    """``sm_XY`` (``sm_100``, ...) of a device (default: the current one)."""
+    major, minor = compute_capability(device_id)
     return f"sm_{major}{minor}"
 
 

@@ -327,7 +327,6 @@ class FixedPassExecutor:
         inner = math.prod(shape[axis + 1 :])
         lines = outer * inner
         out = src if in_place else _empty_like(src, "an FFT pass output")
-        exps_out = cp.empty(lines, cp.int32) if keep else None
         params = None
         if carry is not None:
             prev = carry.axis
@@ -338,18 +337,9 @@ class FixedPassExecutor:
             else:
                 p_lo = math.prod(shape[prev + 1 : axis])
                 params = (carry.exponents, 2, p_n, p_lo, inner)
-        if lines:
-            self._launch(
-                src,
-                out,
-                inner,
-                lines,
-                carry=params,
-                exps_out=exps_out,
-                nonfinite=nonfinite,
-                conj_in=conj_in,
-            )
-        return Carried(out, exps_out, axis, out.shape) if keep else out
+        return self._run(
+            src, out, axis, inner, lines, keep, carry=params, nonfinite=nonfinite, conj_in=conj_in
+        )
 
     def forward_real(self, x: Any, axis: int, *, keep: bool = False, nonfinite: Any = None) -> Any:
         """The first ``n // 2 + 1`` outputs along ``axis`` (>= 0) of the transform of real
@@ -369,18 +359,18 @@ class FixedPassExecutor:
         inner = math.prod(shape[axis + 1 :])
         lines = math.prod(shape[:axis]) * inner
         out = _empty(cp, out_shape, "a real-input FFT pass output")
-        exps_out = cp.empty(lines, cp.int32) if keep else None
+        return self._run(
+            src, out, axis, inner, lines, keep, out_n=half, real_in=True, nonfinite=nonfinite
+        )
+
+    def _run(
+        self, src: Any, out: Any, axis: int, inner: int, lines: int, keep: bool, **launch: Any
+    ) -> Any:
+        """One pass of ``lines`` lines from ``src`` into ``out``; with ``keep`` the result
+        stays carried fixed point (the exponent of each line beside the parts)."""
+        exps_out = self._cp.empty(lines, self._cp.int32) if keep else None
         if lines:
-            self._launch(
-                src,
-                out,
-                inner,
-                lines,
-                exps_out=exps_out,
-                out_n=half,
-                real_in=True,
-                nonfinite=nonfinite,
-            )
+            self._launch(src, out, inner, lines, exps_out=exps_out, **launch)
         return Carried(out, exps_out, axis, out.shape) if keep else out
 
 
