@@ -16,6 +16,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 from functools import cache
+from typing import ClassVar
 
 import numpy as np
 
@@ -25,6 +26,8 @@ __all__ = [
     "MIN_MODULI",
     "ModuliSet",
     "int_to_limbs",
+    "limb_table",
+    "limbs_needed",
     "limbs_to_int",
     "moduli_set",
 ]
@@ -78,6 +81,18 @@ def int_to_limbs(value: int, bits: int, count: int) -> list[int]:
     return [(value >> (bits * i)) & mask for i in range(count)]
 
 
+def limbs_needed(bound: int, limb_bits: int) -> int:
+    """Limbs of ``limb_bits`` bits holding signed values of magnitude below ``bound`` (one
+    sign bit of headroom)."""
+    return -(-(bound.bit_length() + 1) // limb_bits)
+
+
+def limb_table(values, limb_bits: int, num_limbs: int) -> np.ndarray:
+    """``(num_limbs, len(values))`` int64: limb ``l`` of ``values[i]`` at ``[l, i]``."""
+    cols = [int_to_limbs(v, limb_bits, num_limbs) for v in values]
+    return np.array(cols, dtype=np.int64).reshape(len(cols), num_limbs).T.copy()
+
+
 def limbs_to_int(limbs, bits: int) -> int:
     """Inverse of :func:`int_to_limbs` (limbs may be signed / unnormalized)."""
     return sum(int(d) << (bits * i) for i, d in enumerate(limbs))
@@ -93,6 +108,8 @@ class ModuliSet:
     weights: tuple[int, ...] = field(init=False)  #: W_i = (P/p_i) * q_i, 0 < W_i < P
     limb_bits: int = 24
     num_limbs: int = field(init=False)  #: limbs holding sum_i W_i u_i < N*256*P
+    #: the arithmetic of Phase A (ozfft.ozaki.residue_system: "int8" or "fp8")
+    phase_a: ClassVar[str] = "int8"
 
     def __post_init__(self) -> None:
         if not MIN_MODULI <= self.count <= MAX_MODULI:
@@ -114,8 +131,7 @@ class ModuliSet:
     def limbs_for(self, limb_bits: int) -> int:
         """Limbs of ``limb_bits`` bits holding the signed Kulisch sum
         ``sum_i W_i u_i < N * 256 * P`` (one sign bit of headroom)."""
-        bound = self.count * 256 * self.product
-        return -(-(bound.bit_length() + 1) // limb_bits)
+        return limbs_needed(self.count * 256 * self.product, limb_bits)
 
     @property
     def log2_product(self) -> float:
@@ -129,12 +145,11 @@ class ModuliSet:
 
     def weight_limbs(self) -> np.ndarray:
         """``(num_limbs, count)`` int64 array: limb ``l`` of ``W_i`` at ``[l, i]``."""
-        cols = [int_to_limbs(w, self.limb_bits, self.num_limbs) for w in self.weights]
-        return np.array(cols, dtype=np.int64).T.copy()
+        return limb_table(self.weights, self.limb_bits, self.num_limbs)
 
     def product_limbs(self) -> np.ndarray:
         """``(num_limbs,)`` int64 limbs of ``P``."""
-        return np.array(int_to_limbs(self.product, self.limb_bits, self.num_limbs), np.int64)
+        return limb_table([self.product], self.limb_bits, self.num_limbs)[:, 0].copy()
 
     def pow2_mod(self, max_exp: int) -> np.ndarray:
         """``(count, max_exp + 1)`` table of ``2**e mod p_i`` (exact, small ints)."""

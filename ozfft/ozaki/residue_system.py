@@ -26,7 +26,9 @@ import math
 from dataclasses import dataclass, field
 from functools import cache
 
-from .moduli import INT8_MODULI, MAX_MODULI, MIN_MODULI
+import numpy as np
+
+from .moduli import INT8_MODULI, MAX_MODULI, MIN_MODULI, limb_table, limbs_needed
 
 __all__ = [
     "FP8_BASES",
@@ -83,6 +85,32 @@ class ResidueSystem:
         return len(self.moduli)
 
     @property
+    def phase_a(self) -> str:
+        """The arithmetic of Phase A: ``"int8"`` or ``"fp8"``."""
+        return self.name
+
+    # -- what the scaling and Phase B read (as of :class:`~.moduli.ModuliSet`) --------
+    limb_bits = 24  #: Kulisch limb width of Phase B
+
+    @property
+    def budget_bits(self) -> int:
+        """L = floor(log2 P); the scaling keeps 2*sum|a'||b'| <= 2**L < P."""
+        return self.product.bit_length() - 1
+
+    @property
+    def num_limbs(self) -> int:
+        """Limbs holding the signed Kulisch sum ``sum_i W_i u_i < N max(m_i) P``."""
+        return limbs_needed(self.count * max(self.moduli) * self.product, self.limb_bits)
+
+    def weight_limbs(self) -> np.ndarray:
+        """``(num_limbs, count)`` int64: limb ``l`` of ``W_i`` at ``[l, i]``."""
+        return limb_table(self.weights, self.limb_bits, self.num_limbs)
+
+    def product_limbs(self) -> np.ndarray:
+        """``(num_limbs,)`` int64 limbs of ``P``."""
+        return limb_table([self.product], self.limb_bits, self.num_limbs)[:, 0].copy()
+
+    @property
     def log2_product(self) -> float:
         """log2 P: the bits of the CRT range."""
         return math.log2(self.product)
@@ -116,6 +144,21 @@ class ResidueSystem:
         out.append(r)
         if any(abs(c) > self.digit_max for c in out):
             raise ValueError(f"residue does not fit {d} digits of at most {self.digit_max}")
+        return out
+
+    def split_array(self, i: int, r: np.ndarray) -> np.ndarray:
+        """:meth:`split` of every symmetric residue of an integer-valued array: ``(d,
+        *r.shape)`` float64 digits (exact integers, ``|c_j| <= digit_max``)."""
+        s, d = self.bases[i], self.digits[i]
+        rest = np.asarray(r, np.float64)
+        out = np.empty((d, *rest.shape))
+        for j in range(d - 1):
+            c = np.mod(rest + s // 2, s) - s // 2
+            out[j] = c
+            rest = (rest - c) / s  # exact: rest - c is a multiple of s
+        out[d - 1] = rest
+        if np.abs(out).max(initial=0) > self.digit_max:
+            raise ValueError(f"residues do not fit {d} digits of at most {self.digit_max}")
         return out
 
     def combine(self, i: int, partial: list[int]) -> int:

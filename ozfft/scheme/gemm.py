@@ -51,6 +51,7 @@ from ..ozaki.bounds import (
     truncation_slack,
 )
 from ..ozaki.moduli import MAX_MODULI, moduli_set
+from ..ozaki.residue_system import ResidueSystem
 from ..ozaki.scaling import (
     ZERO_ROW_EXP,
     accurate_bound_bits,
@@ -123,10 +124,15 @@ class MatmulPlan:
         return f"{self.moduli} x{self.products} ({parts} split)"
 
 
-def compute_shifts(engine: Engine, a: Any, bt: Any, num_moduli: int, mode: str):
-    """Row shifts of ``a`` ``(..., m, k)`` and of ``bt`` ``(..., n, k)`` (stage 1)."""
+def compute_shifts(
+    engine: Engine, a: Any, bt: Any, num_moduli: int, mode: str, budget: int | None = None
+):
+    """Row shifts of ``a`` ``(..., m, k)`` and of ``bt`` ``(..., n, k)`` (stage 1), for the
+    CRT budget of ``num_moduli`` INT8 moduli or an explicit ``budget`` (``floor(log2 P)``)."""
     sa, sb, extra = _stats(engine, a, bt, mode)
-    return _shifts(engine.xp, sa, sb, extra, num_moduli, mode)
+    if budget is None:
+        return _shifts(engine.xp, sa, sb, extra, num_moduli, mode)
+    return _shifts_for(engine.xp, sa, sb, extra, budget, mode)
 
 
 def _stats(engine: Engine, a: Any, bt: Any, mode: str):
@@ -187,10 +193,12 @@ def _product(
     out_dtype: Any,
     complex_method: str,
     residues: dict | None = None,
+    system: ResidueSystem | None = None,
 ) -> Any:
     """One exact product ``trunc(2**sa a) trunc(2**sb bt)^T`` rounded to ``out_dtype``;
-    ``residues`` caches residue stacks by ``(id(x), id(shift))``."""
-    moduli = moduli_set(num_moduli)
+    ``residues`` caches residue stacks by ``(id(x), id(shift))``; ``system``: the residue
+    system of Phase A (default: the first ``num_moduli`` INT8 moduli)."""
+    moduli = system if system is not None else moduli_set(num_moduli)
     cache = {} if residues is None else residues
 
     def res(x: Any, shift: Any) -> Any:
@@ -219,24 +227,30 @@ def emulated_matmul(
     mode: str,
     out_dtype: Any,
     complex_method: str = "karatsuba",
+    system: ResidueSystem | None = None,
 ) -> Any:
     """``a @ b`` for same-batch-shape float64/complex128 stacks, via Ozaki scheme II,
-    with ``num_moduli`` moduli (no accuracy guarantee: the explicit ``moduli=`` path)."""
+    with ``num_moduli`` moduli (no accuracy guarantee: the explicit ``moduli=`` path), or
+    with the residue system ``system`` (its moduli and its Phase A: INT8 or FP8 digit
+    products, :mod:`ozfft.ozaki.residue_system`; the NumPy engine only for FP8)."""
     xp = engine.xp
-    moduli = moduli_set(num_moduli)
+    moduli = system if system is not None else moduli_set(num_moduli)
     a = engine.prepare_operand(a)
     bt = engine.prepare_operand(xp.swapaxes(b, -1, -2))
-    shift_a, shift_b = compute_shifts(engine, a, bt, num_moduli, mode)
+    shift_a, shift_b = compute_shifts(engine, a, bt, moduli.count, mode, moduli.budget_bits)
     logger.debug(
-        "ozaki-II %s: %s @ %s, %d moduli (log2 P = %.1f), mode %s",
+        "ozaki-II %s: %s @ %s, %d %s moduli (log2 P = %.1f), mode %s",
         engine.name,
         a.shape,
         b.shape,
-        num_moduli,
+        moduli.count,
+        moduli.phase_a,
         moduli.log2_product,
         mode,
     )
-    return _product(engine, a, bt, shift_a, shift_b, num_moduli, out_dtype, complex_method)
+    return _product(
+        engine, a, bt, shift_a, shift_b, moduli.count, out_dtype, complex_method, system=system
+    )
 
 
 # -- the guarantee -----------------------------------------------------------------------

@@ -327,6 +327,7 @@ class CudaEngine(Engine):
 
     # -- stage 2 -------------------------------------------------------------------
     def residues(self, x: Any, shift: Any, moduli: ModuliSet) -> ResidueStack:
+        _require_int8(moduli)
         cp = self._cp
         flat, rows, k, parts = self._as_rows(x)
         kp = pad_k(k)
@@ -541,3 +542,13 @@ class CudaEngine(Engine):
                 args += [sa[b0], sb[b0], out[b0], np.int64(n)]
                 args += [np.int64(per_item), np.int64(n), np.int64(m * n)]
                 reconstruct((gx, gy, items), (_THREADS,), tuple(args))
+
+
+def _require_int8(moduli: Any) -> None:
+    """The CUDA kernels run the INT8 Phase A; an FP8 residue system (moduli above 256,
+    digit products) runs on the NumPy engine so far (docs/numerics.md, "FP8 accumulation")."""
+    if getattr(moduli, "phase_a", "int8") != "int8":
+        raise NotImplementedError(
+            f"the CUDA engine runs the INT8 Phase A; {moduli.phase_a!r} Phase A runs on the "
+            "NumPy engine only so far"
+        )
