@@ -216,3 +216,18 @@ def test_engine_gemm_workspace():
     assert ws.col_block == 64 and ws.kp == 64
     assert not hasattr(engine, "plan") and not hasattr(engine, "phase_ms")
     assert engine.device_key() == ("cuda", cp.cuda.Device().id)
+
+
+def test_cuda_engine_refuses_an_fp8_residue_system():
+    """The CUDA kernels run the INT8 Phase A: given an FP8 system (moduli above 256, digit
+    products), residues and exact_product say so instead of computing with INT8 rules."""
+    from ozfft.engines.select import cuda_engine
+    from ozfft.ozaki.residue_system import fp8_system
+
+    engine, system = cuda_engine(), fp8_system(94)
+    x = cp.ones((4, 8))
+    shift = cp.zeros(4, cp.int32)
+    with pytest.raises(NotImplementedError, match="'fp8' Phase A runs on the NumPy engine"):
+        engine.residues(x, shift, system)
+    with pytest.raises(NotImplementedError, match="'fp8' Phase A runs on the NumPy engine"):
+        engine.exact_product(None, None, shift, shift, system, cp.float64)

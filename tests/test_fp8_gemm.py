@@ -12,7 +12,7 @@ from ozfft.engines.base import ResidueStack
 from ozfft.engines.numpy import phase_a
 from ozfft.engines.select import numpy_engine
 from ozfft.ozaki.moduli import MAX_MODULI, MIN_MODULI, limbs_to_int, moduli_set
-from ozfft.ozaki.residue_system import fp8_system, int8_system
+from ozfft.ozaki.residue_system import ResidueSystem, fp8_system, int8_system
 from ozfft.reference import exact_matmul, max_relative_error, phi_matrix
 from ozfft.scheme import gemm
 
@@ -59,9 +59,9 @@ def test_fp8_digit_split_of_every_residue(system):
     """Balanced base-s digits of every symmetric residue: at most 16 in magnitude (exact
     in e4m3), and they rebuild the residue."""
     for i, (s, m) in enumerate(zip(system.bases, system.moduli, strict=True)):
-        r = np.arange(-(m // 2) + (m % 2 == 0), m // 2 + 1)
+        r = np.arange(-(m // 2), m // 2 + 1)  # -m/2 too for even m (rint's half-even gives it)
         digits = system.split_array(i, r)
-        assert np.abs(digits).max() <= 16
+        assert digits.dtype == np.float32 and np.abs(digits).max() <= 16
         rebuilt = sum(digits[j] * float(s**j) for j in range(system.digits[i]))
         np.testing.assert_array_equal(rebuilt, r)
 
@@ -90,14 +90,22 @@ def test_fp8_phase_a_gives_the_exact_products_residues(system, method, rng):
         np.testing.assert_array_equal(u_cplx[i, 1], np.mod(mm(ar, bi) + mm(ai, br), m))
 
 
-def test_fp8_phase_a_worst_case_digits_past_one_fp32_block():
-    """Residues whose two digits are as large as a base allows ((-16, 16) for 32, (h, h)
-    with h = s // 2 for odd s), over k = 70000: the digit-product sums pass 2**24, the
-    exact range of one FP32 sum."""
-    system = fp8_system(64)
-    k = 70_000
-    r = np.array([[496 if s == 32 else (s // 2) * (1 + s) for s in system.bases]], np.float64).T
+@pytest.mark.parametrize("system", [fp8_system(64), fp8_system(120)], ids=["squares", "cubes"])
+def test_fp8_phase_a_worst_case_digits_past_one_fp32_block(system):
+    """Residues whose digits are as large as a base allows (-16 ... -16, 16 for 32; h ... h
+    with h = s // 2 for odd s), over an odd k = 100001: for odd bases the digit-product
+    sums are odd and above 2**24 (15 * 15 * k), which no float32 holds, so only the
+    k-blocking of the float32 products keeps them exact."""
+    k = 100_001
+
+    def largest(s: int, d: int) -> int:
+        if s % 2 == 0:
+            return 16 * s ** (d - 1) - 16 * sum(s**j for j in range(d - 1))
+        return (s // 2) * sum(s**j for j in range(d))
+
+    r = np.array([[largest(s, d) for s, d in zip(system.bases, system.digits, strict=True)]]).T
     for i, ri in enumerate(r[:, 0]):
+        assert abs(int(ri)) <= system.moduli[i] // 2
         assert np.abs(system.split_array(i, ri)).min() >= system.bases[i] // 2
     planes = np.broadcast_to(r[:, None, None, :1], (system.count, 1, 1, k)).astype(np.float32)
     neg = -planes
@@ -128,11 +136,42 @@ def test_fp8_emulated_matmul_is_fp64_accurate(dtype, rng):
     engine = numpy_engine()
     a = phi_matrix(rng, (20, 48), 0.5, dtype)
     b = phi_matrix(rng, (48, 12), 0.5, dtype)
-    got = gemm.emulated_matmul(
-        engine, a, b, num_moduli=0, mode="fast", out_dtype=dtype, system=fp8_system(126)
-    )
+    got = gemm.emulated_matmul(engine, a, b, mode="fast", out_dtype=dtype, system=fp8_system(126))
     exact = exact_matmul(a, b)
     assert max_relative_error(got, exact) <= max(max_relative_error(a @ b, exact), 2.0**-52)
+
+
+def test_a_residue_system_names_its_phase_a_and_keeps_its_budget_below_p():
+    """Only "int8" and "fp8" systems exist (a free-form name would fall to the INT8 rules);
+    a single square modulus 32**2 = 2**10 has budget 9, so 2**L < P still holds."""
+    with pytest.raises(ValueError, match="one of"):
+        ResidueSystem("e4m3", (32, 31), (2, 2), 16, 24)
+    one = fp8_system(10)
+    assert one.moduli == (1024,) and one.budget_bits == 9 and 2**one.budget_bits < one.product
+
+
+def test_fp8_matmul_single_modulus_keeps_the_sign(rng):
+    """With one modulus 2**10 the budget leaves room for the sign: [1, 1] @ [1, 1]^T = 2."""
+    engine = numpy_engine()
+    got = gemm.emulated_matmul(
+        engine,
+        np.ones((1, 2)),
+        np.ones((2, 1)),
+        mode="fast",
+        out_dtype=np.float64,
+        system=fp8_system(10),
+    )
+    assert got[0, 0] == 2.0
+    with pytest.raises(ValueError, match="disagrees"):
+        gemm.emulated_matmul(
+            engine,
+            np.ones((1, 2)),
+            np.ones((2, 1)),
+            num_moduli=3,
+            mode="fast",
+            out_dtype=np.float64,
+            system=fp8_system(10),
+        )
 
 
 def test_the_cuda_engine_refuses_an_fp8_system():

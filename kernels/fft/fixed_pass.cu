@@ -21,7 +21,8 @@
 // row k_a's element j by the exact fixed-point root t[k_a j] at entry: ozfft/fourier/fixed.py,
 // "multi-pass"; k_a = (line / inner) mod n_a), FX_CARRY_IN /
 // FX_CARRY_OUT (carried fixed point in / out: ozfft/ozaki/fixed_point.py, "Carried fixed
-// point"), FX_REAL_IN (float64 reals in, imaginary parts 0).
+// point"), FX_REAL_IN (float64 reals in, imaginary parts 0), FX_LOAD_BATCH / FX_EXIT_UNROLL
+// (loads in flight per thread; exit iterations unrolled: the same integers either way).
 // A float64 pass stores 1 in *nonfinite when a line it reads holds NaN or Inf (the flag may be
 // in mapped host memory: ozfft/engines/cuda/flags.py), and with conj_in reads
 // conj(x) (the first pass of an inverse transform).
@@ -37,8 +38,11 @@
 #ifndef FX_MIN_BLOCKS
 #define FX_MIN_BLOCKS 1
 #endif
-#ifndef FX_LOAD_BATCH
+#ifndef FX_LOAD_BATCH  // loads in flight per thread in the load sweep
 #define FX_LOAD_BATCH 4
+#endif
+#ifndef FX_EXIT_UNROLL  // exit sweep iterations unrolled together
+#define FX_EXIT_UNROLL 2
 #endif
 #define FX_INT_MIN (-2147483647 - 1)
 #ifndef FX_WARPS
@@ -598,9 +602,6 @@ __device__ __forceinline__ void fx_exit(const i64 *xs, ulonglong2 *__restrict__ 
                                         long long inner, int out_n) {
     // `line_base` and `inner` of the output (a transposed output walks the lines' k across);
     // threads walk natural k (coalesced stores) and read the last stage's swizzled positions
-#ifndef FX_EXIT_UNROLL
-#define FX_EXIT_UNROLL 1
-#endif
     FX_PRAGMA_UNROLL(FX_EXIT_UNROLL)
     for (int idx = threadIdx.x; idx < FX_LINES * FX_N; idx += FX_THREADS) {
         int line, k;

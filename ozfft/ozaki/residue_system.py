@@ -34,11 +34,14 @@ __all__ = [
     "FP8_BASES",
     "FP8_DIGIT_MAX",
     "FP8_EXACT_BITS",
+    "PHASE_A_KINDS",
     "ResidueSystem",
     "fp8_system",
     "int8_system",
 ]
 
+#: the arithmetics of Phase A a residue system can name
+PHASE_A_KINDS = ("int8", "fp8")
 #: e4m3 holds every integer of at most this magnitude exactly
 FP8_DIGIT_MAX = 16
 #: bits of an FP32 accumulator's integer sums that stay exact (24: measured on an H200,
@@ -68,6 +71,10 @@ class ResidueSystem:
     weights: tuple[int, ...] = field(init=False)  #: W_i = (P/m_i) ((P/m_i)^-1 mod m_i)
 
     def __post_init__(self) -> None:
+        if self.name not in PHASE_A_KINDS:
+            raise ValueError(
+                f"a residue system's Phase A is one of {PHASE_A_KINDS}, not {self.name!r}"
+            )
         if len(self.bases) != len(self.digits) or not self.bases:
             raise ValueError("one digit count per base, and at least one base")
         moduli = tuple(s**d for s, d in zip(self.bases, self.digits, strict=True))
@@ -94,8 +101,9 @@ class ResidueSystem:
 
     @property
     def budget_bits(self) -> int:
-        """L = floor(log2 P); the scaling keeps 2*sum|a'||b'| <= 2**L < P."""
-        return self.product.bit_length() - 1
+        """The largest L with 2**L < P (floor(log2 P), less one where P is a power of two:
+        a single modulus 32**2); the scaling keeps 2*sum|a'||b'| <= 2**L < P."""
+        return (self.product - 1).bit_length() - 1
 
     @property
     def num_limbs(self) -> int:
@@ -148,10 +156,11 @@ class ResidueSystem:
 
     def split_array(self, i: int, r: np.ndarray) -> np.ndarray:
         """:meth:`split` of every symmetric residue of an integer-valued array: ``(d,
-        *r.shape)`` float64 digits (exact integers, ``|c_j| <= digit_max``)."""
+        *r.shape)`` float32 digits (exact integers, ``|c_j| <= digit_max``: the operands of
+        the FP32-accumulated digit products)."""
         s, d = self.bases[i], self.digits[i]
         rest = np.asarray(r, np.float64)
-        out = np.empty((d, *rest.shape))
+        out = np.empty((d, *rest.shape), np.float32)
         for j in range(d - 1):
             c = np.mod(rest + s // 2, s) - s // 2
             out[j] = c

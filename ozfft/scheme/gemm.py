@@ -223,7 +223,7 @@ def emulated_matmul(
     a: Any,
     b: Any,
     *,
-    num_moduli: int,
+    num_moduli: int | None = None,
     mode: str,
     out_dtype: Any,
     complex_method: str = "karatsuba",
@@ -234,7 +234,16 @@ def emulated_matmul(
     with the residue system ``system`` (its moduli and its Phase A: INT8 or FP8 digit
     products, :mod:`ozfft.ozaki.residue_system`; the NumPy engine only for FP8)."""
     xp = engine.xp
-    moduli = system if system is not None else moduli_set(num_moduli)
+    if system is None:
+        if num_moduli is None:
+            raise ValueError("give num_moduli or a residue system")
+        moduli = moduli_set(num_moduli)
+    elif num_moduli not in (None, system.count):
+        raise ValueError(
+            f"num_moduli={num_moduli} disagrees with the system's {system.count} moduli"
+        )
+    else:
+        moduli = system
     a = engine.prepare_operand(a)
     bt = engine.prepare_operand(xp.swapaxes(b, -1, -2))
     shift_a, shift_b = compute_shifts(engine, a, bt, moduli.count, mode, moduli.budget_bits)

@@ -413,6 +413,7 @@ class CudaEngine(Engine):
         *,
         complex_method: str = "karatsuba",
     ) -> Any:
+        _require_int8(moduli)
         cp = self._cp
         if ra.is_complex != rbt.is_complex:
             raise ValueError("both residue stacks must be real or both complex")

@@ -147,7 +147,7 @@ class FixedPassExecutor:
             macros.update(FX_WARPS=str(2 * self._warps), FX_MIN_BLOCKS="1")
         # loads in flight per thread: the load sweep is latency-bound; a block alone on its
         # multiprocessor (128 registers per thread) takes its whole 8 x 1024 lines in one
-        # round of 16, three blocks (85 registers) take 8 without spilling
+        # round of 16, two or three blocks (128 or 85 registers) take 8 without spilling
         # (docs/perf-notes.md, round 5)
         alone = macros["FX_MIN_BLOCKS"] == "1"
         macros.update(FX_LOAD_BATCH="16" if alone else "8", FX_EXIT_UNROLL="2")

@@ -74,7 +74,8 @@ class NumpyEngine(Engine):
         *,
         complex_method: str = "karatsuba",
     ) -> np.ndarray:
-        """Phase A: ``(N, [2,] ..., m, n)`` uint8 residues ``u_i`` of the product."""
+        """Phase A: ``(N, [2,] ..., m, n)`` residues ``u_i`` of the product (uint8; uint16
+        for an FP8 residue system)."""
         with phase("phase_a", _CLOCK):
             return phase_a.modular_products(ra, rbt, moduli, complex_method=complex_method)
 

@@ -73,8 +73,14 @@ def _fp8_product(x: np.ndarray, yt: np.ndarray, system: ResidueSystem, i: int) -
     """``sum_t s**t P_t`` (float64, exact) for the symmetric residues ``x`` and ``yt``
     modulo ``m_i = s**d``: congruent to ``x yt^T`` modulo ``m_i``."""
     s, d = system.bases[i], system.digits[i]
+    k = x.shape[-1]
+    # |sum_t s**t P_t| <= 256 k sum_t (t + 1) s**t, three of them in a complex part: exact in
+    # float64 and within _mod_nonneg's |t| < 2**50
+    if 3 * 256 * k * sum((t + 1) * s**t for t in range(d)) >= 2**50:
+        raise ValueError(f"k = {k} is too long for the FP8 Phase A's float64 combination")
     cx, cy = system.split_array(i, x), system.split_array(i, yt)
-    total = np.zeros((*x.shape[:-1], yt.shape[-2]))
+    batch = np.broadcast_shapes(x.shape[:-2], yt.shape[:-2])
+    total = np.zeros((*batch, x.shape[-2], yt.shape[-2]))
     for t in range(d):
         for a in range(t + 1):
             p = exact_int_matmul(cx[a], np.swapaxes(cy[t - a], -1, -2), system.digit_max**2)

@@ -3,8 +3,10 @@
 For residues ``u_i`` of the exact integer ``x = (A'B')_ij`` (``2|x| < P``):
 
 1. ``X = sum_i W_i u_i`` as base-2**24 limbs: a tiny float64 GEMM of the weight
-   limbs against ``u`` (every partial sum < 2**42, exact), then carry propagation.
-2. ``Q = round(X / P)`` estimated in float64 from the limbs (error < 2**-36), and
+   limbs against ``u`` (every partial sum < N max(p_i) 2**24: < 2**37 for the INT8
+   moduli, < 2**43 for FP8 systems of moduli up to 32**3; exact), then carry propagation.
+2. ``Q = round(X / P)`` estimated in float64 from the limbs (error < 2**-36 for the INT8
+   moduli, < 2**-31 for FP8 systems; the tie test below allows 2**-30), and
    ``R = X - Q P`` exactly in limbs; where the estimate sits within 2**-30 of a tie,
    ``R`` is corrected by ``±P`` after exact limb comparisons with ``±P/2``.  Then
    ``R = x`` exactly (CRT uniqueness).
@@ -113,11 +115,12 @@ def round_limbs(mag: np.ndarray, shift: np.ndarray, bits: int, fmt: FloatFormat)
 def kulisch_reconstruct(
     u: np.ndarray, shift: np.ndarray, moduli: ModuliSet, fmt: FloatFormat
 ) -> np.ndarray:
-    """Round ``x * 2**shift`` where ``x`` is the CRT integer of ``u`` (``(N, M)`` uint8)."""
+    """Round ``x * 2**shift`` where ``x`` is the CRT integer of ``u`` (``(N, M)`` uint8, or
+    uint16 for an FP8 residue system)."""
     bits = moduli.limb_bits
     weights = moduli.weight_limbs().astype(np.float64)  # (L, N), < 2**24
     plimbs = moduli.product_limbs()  # (L,)
-    x = (weights @ u.astype(np.float64)).astype(np.int64)  # exact: < N 2**32
+    x = (weights @ u.astype(np.float64)).astype(np.int64)  # exact: < N max(p_i) 2**24
     _normalize(x, bits)
 
     approx = np.zeros(x.shape[1])
@@ -125,7 +128,7 @@ def kulisch_reconstruct(
         approx = approx * 2.0**bits + x[i]
     ratio = approx * (1.0 / float(moduli.product))
     quotient = np.floor(ratio + 0.5)
-    rem = x - quotient.astype(np.int64)[None, :] * plimbs[:, None]  # |.| < 2**38
+    rem = x - quotient.astype(np.int64)[None, :] * plimbs[:, None]  # |.| < N max(p_i) 2**24
     _normalize(rem, bits)
 
     near_tie = np.nonzero(np.abs(ratio - quotient) > 0.5 - 2.0**-30)[0]

@@ -12,8 +12,10 @@ without rounding:
 ``rint(r * fl(1/p))`` equals round-half-even(r/p): the product's error (< 2**-12) is
 far below the distance 1/(2p) of r/p from a half-integer for odd p, and for
 p = 256 the product is exact. The result lies in ``[-p/2, p/2]`` and fits INT8
-(+128 for p = 256 wraps to -128, the same class). The work runs over cache-sized
-chunks, all moduli per chunk.
+(+128 for p = 256 wraps to -128, the same class). The moduli of an FP8 residue system
+(up to 32**3) give ``|r| < 2**47`` and an error below 2**-21, still far below 1/(2p) >=
+2**-16 for odd p (powers of two are exact); their residues are exact in float32. The work
+runs over cache-sized chunks, all moduli per chunk.
 """
 
 from __future__ import annotations
@@ -38,7 +40,8 @@ _DIGIT = 2.0**24
 
 
 def rmod(r: np.ndarray, p: int, tmp: np.ndarray | None = None) -> np.ndarray:
-    """Symmetric residue (in place) of integer-valued float64 ``r``, ``|r| < 2**40``."""
+    """Symmetric residue (in place) of integer-valued float64 ``r``, ``|r| < 2**40`` (``<
+    2**47`` for moduli up to 32**3)."""
     q = np.multiply(r, 1.0 / p, out=tmp)
     np.rint(q, out=q)
     q *= p
