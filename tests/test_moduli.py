@@ -67,3 +67,12 @@ def test_ceil_log2_exact(rng):
     got = ceil_log2(np, np.array(values, dtype=np.int64))
     want = [(v - 1).bit_length() for v in values]
     assert got.tolist() == want
+
+
+@pytest.mark.parametrize("count", range(2, len(INT8_MODULI) + 1))
+def test_int8_budget_is_floor_log2_p(count):
+    """The shared budget rule (the largest L with 2**L < P) is floor(log2 P) for every INT8
+    table: P is never a power of two there, so the scaling's shifts are those of before."""
+    p = math.prod(INT8_MODULI[:count])
+    assert moduli_set(count).budget_bits == p.bit_length() - 1
+    assert 2 ** moduli_set(count).budget_bits < p < 2 ** (moduli_set(count).budget_bits + 1)

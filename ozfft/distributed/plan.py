@@ -27,7 +27,14 @@ from ..engines.select import array_module_name, cuda_engine, numpy_engine
 from ..errors import NonFiniteInputError
 from ..fourier.cache import get_executor, get_plan
 from ..fourier.input_check import InputCheck
-from ..fourier.runs import axis_runs, carry_axis, divisors, hermitian_extension, run_passes
+from ..fourier.runs import (
+    axis_runs,
+    carry_axis,
+    conjugated_input,
+    divisors,
+    hermitian_extension,
+    run_passes,
+)
 from ..options import FFTOptions
 from ..ozaki.fixed_point import Carried
 from .exchange import (
@@ -274,11 +281,8 @@ class Plan:
         xp, engine, options = self._xp, self._engine, self._options
         y = held.pop()
         carry, y = (y, None) if isinstance(y, Carried) else (None, y)
-        if inverse:
-            if owned:
-                xp.conj(y, out=y)
-            else:
-                y, owned = xp.conj(y), True
+        if inverse:  # conj(x) before the exchanges, so no executor reads it conjugated
+            y, owned, _ = conjugated_input(xp, None, y, owned)
         for k, axis in enumerate(run_axes):
             before = y
             y, carry = self._moves(y, carry, split, next(moves), shape)

@@ -24,7 +24,9 @@ __all__ = [
     "INT8_MODULI",
     "MAX_MODULI",
     "MIN_MODULI",
+    "CrtConstants",
     "ModuliSet",
+    "crt_constants",
     "int_to_limbs",
     "limb_table",
     "limbs_needed",
@@ -93,13 +95,50 @@ def limb_table(values, limb_bits: int, num_limbs: int) -> np.ndarray:
     return np.array(cols, dtype=np.int64).reshape(len(cols), num_limbs).T.copy()
 
 
+def crt_constants(moduli) -> tuple[int, tuple[int, ...]]:
+    """``P = prod m_i`` and the CRT weights ``W_i = (P/m_i) ((P/m_i)^-1 mod m_i)`` of
+    pairwise-coprime moduli (``x = sum_i W_i (x mod m_i)  (mod P)``)."""
+    product = math.prod(moduli)
+    return product, tuple((product // m) * pow(product // m, -1, m) for m in moduli)
+
+
+class CrtConstants:
+    """What the scaling and Phase B read of a set of moduli, from its ``product``,
+    ``weights``, ``limb_bits`` and ``num_limbs`` (:class:`ModuliSet`, and the residue
+    systems of :mod:`.residue_system`)."""
+
+    product: int
+    weights: tuple[int, ...]
+    limb_bits: int
+    num_limbs: int
+
+    @property
+    def log2_product(self) -> float:
+        """log2 P (bits of the CRT range)."""
+        return math.log2(self.product)
+
+    @property
+    def budget_bits(self) -> int:
+        """The largest L with 2**L < P: floor(log2 P), less one where P is a power of two
+        (a single FP8 modulus 32**2); the scaling keeps 2*sum|a'||b'| <= 2**L < P."""
+        return (self.product - 1).bit_length() - 1
+
+    def weight_limbs(self) -> np.ndarray:
+        """``(num_limbs, count)`` int64 array: limb ``l`` of ``W_i`` at ``[l, i]``."""
+        return limb_table(self.weights, self.limb_bits, self.num_limbs)
+
+    def product_limbs(self) -> np.ndarray:
+        """``(num_limbs,)`` int64 limbs of ``P``."""
+        return limb_table([self.product], self.limb_bits, self.num_limbs)[:, 0].copy()
+
+
 def limbs_to_int(limbs, bits: int) -> int:
     """Inverse of :func:`int_to_limbs` (limbs may be signed / unnormalized)."""
     return sum(int(d) << (bits * i) for i, d in enumerate(limbs))
 
 
 @dataclass(frozen=True)
-class ModuliSet:
+class ModuliSet(CrtConstants):
     """The first ``count`` INT8 moduli and their exact CRT constants."""
 
     count: int
@@ -117,39 +156,16 @@ class ModuliSet:
                 f"moduli must be between {MIN_MODULI} and {MAX_MODULI}, got {self.count}"
             )
         moduli = INT8_MODULI[: self.count]
-        product = math.prod(moduli)
-        weights = []
-        for p in moduli:
-            cofactor = product // p
-            q = pow(cofactor, -1, p)
-            weights.append(cofactor * q)
+        product, weights = crt_constants(moduli)
         object.__setattr__(self, "moduli", moduli)
         object.__setattr__(self, "product", product)
-        object.__setattr__(self, "weights", tuple(weights))
+        object.__setattr__(self, "weights", weights)
         object.__setattr__(self, "num_limbs", self.limbs_for(self.limb_bits))
 
     def limbs_for(self, limb_bits: int) -> int:
         """Limbs of ``limb_bits`` bits holding the signed Kulisch sum
         ``sum_i W_i u_i < N * 256 * P`` (one sign bit of headroom)."""
         return limbs_needed(self.count * 256 * self.product, limb_bits)
-
-    @property
-    def log2_product(self) -> float:
-        """log2 P (bits of the CRT range)."""
-        return math.log2(self.product)
-
-    @property
-    def budget_bits(self) -> int:
-        """L = floor(log2 P); the scaling keeps 2*sum|a'||b'| <= 2**L < P."""
-        return self.product.bit_length() - 1
-
-    def weight_limbs(self) -> np.ndarray:
-        """``(num_limbs, count)`` int64 array: limb ``l`` of ``W_i`` at ``[l, i]``."""
-        return limb_table(self.weights, self.limb_bits, self.num_limbs)
-
-    def product_limbs(self) -> np.ndarray:
-        """``(num_limbs,)`` int64 limbs of ``P``."""
-        return limb_table([self.product], self.limb_bits, self.num_limbs)[:, 0].copy()
 
     def pow2_mod(self, max_exp: int) -> np.ndarray:
         """``(count, max_exp + 1)`` table of ``2**e mod p_i`` (exact, small ints)."""

@@ -28,7 +28,14 @@ from functools import cache
 
 import numpy as np
 
-from .moduli import INT8_MODULI, MAX_MODULI, MIN_MODULI, limb_table, limbs_needed
+from .moduli import (
+    INT8_MODULI,
+    MAX_MODULI,
+    MIN_MODULI,
+    CrtConstants,
+    crt_constants,
+    limbs_needed,
+)
 
 __all__ = [
     "FP8_BASES",
@@ -53,7 +60,7 @@ FP8_BASES: tuple[int, ...] = (32, 31, 29, 27, 25, 23, 19, 17, 13, 11, 7)
 
 
 @dataclass(frozen=True)
-class ResidueSystem:
+class ResidueSystem(CrtConstants):
     """Moduli ``m_i = bases[i] ** digits[i]`` and the rules of one Phase-A arithmetic.
 
     ``digit_max``: the largest digit magnitude the tensor core takes exactly (128 for
@@ -81,8 +88,7 @@ class ResidueSystem:
         for i, m in enumerate(moduli):
             if any(math.gcd(m, q) != 1 for q in moduli[:i]):
                 raise ValueError(f"modulus {m} shares a factor with an earlier one")
-        product = math.prod(moduli)
-        weights = tuple((product // m) * pow(product // m, -1, m) for m in moduli)
+        product, weights = crt_constants(moduli)
         object.__setattr__(self, "moduli", moduli)
         object.__setattr__(self, "product", product)
         object.__setattr__(self, "weights", weights)
@@ -96,32 +102,13 @@ class ResidueSystem:
         """The arithmetic of Phase A: ``"int8"`` or ``"fp8"``."""
         return self.name
 
-    # -- what the scaling and Phase B read (as of :class:`~.moduli.ModuliSet`) --------
+    # -- what the scaling and Phase B read (the rest from CrtConstants) ---------------
     limb_bits = 24  #: Kulisch limb width of Phase B
-
-    @property
-    def budget_bits(self) -> int:
-        """The largest L with 2**L < P (floor(log2 P), less one where P is a power of two:
-        a single modulus 32**2); the scaling keeps 2*sum|a'||b'| <= 2**L < P."""
-        return (self.product - 1).bit_length() - 1
 
     @property
     def num_limbs(self) -> int:
         """Limbs holding the signed Kulisch sum ``sum_i W_i u_i < N max(m_i) P``."""
         return limbs_needed(self.count * max(self.moduli) * self.product, self.limb_bits)
-
-    def weight_limbs(self) -> np.ndarray:
-        """``(num_limbs, count)`` int64: limb ``l`` of ``W_i`` at ``[l, i]``."""
-        return limb_table(self.weights, self.limb_bits, self.num_limbs)
-
-    def product_limbs(self) -> np.ndarray:
-        """``(num_limbs,)`` int64 limbs of ``P``."""
-        return limb_table([self.product], self.limb_bits, self.num_limbs)[:, 0].copy()
-
-    @property
-    def log2_product(self) -> float:
-        """log2 P: the bits of the CRT range."""
-        return math.log2(self.product)
 
     def products(self, i: int) -> int:
         """Digit products of modulus ``i``: ``d (d + 1) / 2``."""
@@ -143,16 +130,7 @@ class ResidueSystem:
         """The digits ``c_0 .. c_{d-1}`` of the symmetric residue ``r`` modulo ``m_i``
         (``r = sum_j c_j s**j``): balanced base-``s`` digits, the top one the remainder;
         every ``|c_j| <= digit_max``."""
-        s, d = self.bases[i], self.digits[i]
-        out = []
-        for _ in range(d - 1):
-            c = (r + s // 2) % s - s // 2
-            out.append(c)
-            r = (r - c) // s
-        out.append(r)
-        if any(abs(c) > self.digit_max for c in out):
-            raise ValueError(f"residue does not fit {d} digits of at most {self.digit_max}")
-        return out
+        return [int(c) for c in self.split_array(i, np.asarray(r))]
 
     def split_array(self, i: int, r: np.ndarray) -> np.ndarray:
         """:meth:`split` of every symmetric residue of an integer-valued array: ``(d,
@@ -167,7 +145,7 @@ class ResidueSystem:
             rest = (rest - c) / s  # exact: rest - c is a multiple of s
         out[d - 1] = rest
         if np.abs(out).max(initial=0) > self.digit_max:
-            raise ValueError(f"residues do not fit {d} digits of at most {self.digit_max}")
+            raise ValueError(f"a residue does not fit {d} digits of at most {self.digit_max}")
         return out
 
     def combine(self, i: int, partial: list[int]) -> int:

@@ -50,7 +50,7 @@ from ..ozaki.bounds import (
     truncation_budget,
     truncation_slack,
 )
-from ..ozaki.moduli import MAX_MODULI, moduli_set
+from ..ozaki.moduli import MAX_MODULI, ModuliSet, moduli_set
 from ..ozaki.residue_system import ResidueSystem
 from ..ozaki.scaling import (
     ZERO_ROW_EXP,
@@ -124,15 +124,18 @@ class MatmulPlan:
         return f"{self.moduli} x{self.products} ({parts} split)"
 
 
-def compute_shifts(
-    engine: Engine, a: Any, bt: Any, num_moduli: int, mode: str, budget: int | None = None
-):
-    """Row shifts of ``a`` ``(..., m, k)`` and of ``bt`` ``(..., n, k)`` (stage 1), for the
-    CRT budget of ``num_moduli`` INT8 moduli or an explicit ``budget`` (``floor(log2 P)``)."""
+Moduli = int | ModuliSet | ResidueSystem  #: a count of INT8 moduli, or the moduli themselves
+
+
+def _moduli_of(moduli: Moduli) -> ModuliSet | ResidueSystem:
+    return moduli_set(moduli) if isinstance(moduli, int) else moduli
+
+
+def compute_shifts(engine: Engine, a: Any, bt: Any, moduli: Moduli, mode: str):
+    """Row shifts of ``a`` ``(..., m, k)`` and of ``bt`` ``(..., n, k)`` (stage 1) for the
+    CRT budget of ``moduli`` (a count of INT8 moduli, or a residue system)."""
     sa, sb, extra = _stats(engine, a, bt, mode)
-    if budget is None:
-        return _shifts(engine.xp, sa, sb, extra, num_moduli, mode)
-    return _shifts_for(engine.xp, sa, sb, extra, budget, mode)
+    return _shifts_for(engine.xp, sa, sb, extra, _moduli_of(moduli).budget_bits, mode)
 
 
 def _stats(engine: Engine, a: Any, bt: Any, mode: str):
@@ -189,16 +192,15 @@ def _product(
     bt: Any,
     shift_a: Any,
     shift_b: Any,
-    num_moduli: int,
+    moduli: Moduli,
     out_dtype: Any,
     complex_method: str,
     residues: dict | None = None,
-    system: ResidueSystem | None = None,
 ) -> Any:
-    """One exact product ``trunc(2**sa a) trunc(2**sb bt)^T`` rounded to ``out_dtype``;
-    ``residues`` caches residue stacks by ``(id(x), id(shift))``; ``system``: the residue
-    system of Phase A (default: the first ``num_moduli`` INT8 moduli)."""
-    moduli = system if system is not None else moduli_set(num_moduli)
+    """One exact product ``trunc(2**sa a) trunc(2**sb bt)^T`` rounded to ``out_dtype``,
+    Phase A on ``moduli`` (a count of INT8 moduli, or a residue system); ``residues``
+    caches residue stacks by ``(id(x), id(shift))``."""
+    moduli = _moduli_of(moduli)
     cache = {} if residues is None else residues
 
     def res(x: Any, shift: Any) -> Any:
@@ -246,7 +248,7 @@ def emulated_matmul(
         moduli = system
     a = engine.prepare_operand(a)
     bt = engine.prepare_operand(xp.swapaxes(b, -1, -2))
-    shift_a, shift_b = compute_shifts(engine, a, bt, moduli.count, mode, moduli.budget_bits)
+    shift_a, shift_b = compute_shifts(engine, a, bt, moduli, mode)
     logger.debug(
         "ozaki-II %s: %s @ %s, %d %s moduli (log2 P = %.1f), mode %s",
         engine.name,
@@ -257,9 +259,7 @@ def emulated_matmul(
         moduli.log2_product,
         mode,
     )
-    return _product(
-        engine, a, bt, shift_a, shift_b, moduli.count, out_dtype, complex_method, system=system
-    )
+    return _product(engine, a, bt, shift_a, shift_b, moduli, out_dtype, complex_method)
 
 
 # -- the guarantee -----------------------------------------------------------------------
