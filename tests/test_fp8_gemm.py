@@ -181,3 +181,20 @@ def test_the_cuda_engine_refuses_an_fp8_system():
     _require_int8(moduli_set(8))
     with pytest.raises(NotImplementedError, match="'fp8' Phase A runs on the NumPy engine"):
         _require_int8(fp8_system(94))
+
+
+def test_fp8_phase_a_refuses_a_k_its_float64_combination_cannot_hold():
+    """sum_t s**t P_t must stay below 2**50 (exact, and in _mod_nonneg's range): a k past
+    that is an error that says so (broadcast views: nothing of that size is allocated)."""
+    system = fp8_system(120)  # 32**3 first: 3 * 256 * k * 3137 >= 2**50 from k ~ 4.7e8
+    k = 500_000_000
+    x = np.broadcast_to(np.float32(1), (1, k))
+    with pytest.raises(ValueError, match=r"k = 500000000 is too long for the FP8 Phase A"):
+        phase_a._fp8_product(x, x, system, 0)
+
+
+def test_emulated_matmul_needs_moduli_or_a_system():
+    with pytest.raises(ValueError, match="give num_moduli or a residue system"):
+        gemm.emulated_matmul(
+            numpy_engine(), np.ones((1, 2)), np.ones((2, 1)), mode="fast", out_dtype=np.float64
+        )
