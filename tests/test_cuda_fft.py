@@ -184,7 +184,7 @@ def test_fused_kernel_has_no_fp64_arithmetic():
     tool = shutil.which("cuobjdump")
     if tool is None:
         pytest.skip("cuobjdump not on PATH")
-    for n in (64, 512, 1000):
+    for n in (64, 512, 1000, 1024):  # 1024: two blocks per line (a cluster)
         ex = FixedPassExecutor(get_plan(n, FFTOptions()))
         for carry_in, carry_out, real_in, wide in [
             (False, False, False, False),
@@ -204,6 +204,53 @@ def test_fused_kernel_has_no_fp64_arithmetic():
             assert "IMMA" in sass  # the stages run on INT8 tensor cores
             fp64 = re.findall(r"\b(D(?:FMA|ADD|MUL|SETP|MNMX)|[IF]2F\.F64|F2I\.F64)\b", sass)
             assert not fp64, sorted(set(fp64))
+
+
+@pytest.mark.parametrize("n", [960, 1024])
+def test_two_blocks_per_line_bitwise(n, rng):
+    """Lines of about 1000 run on a cluster of two blocks, each holding half of every line
+    (stage 1's layout, the exchange, the later stages' halves): the same integers as one
+    block per line and as the NumPy engine, for float64, carried and real input, conj(x),
+    contiguous and strided axes, blocks of fewer than 8 lines, lines of subnormals or zeros
+    (the exact exponent sweep) and non-finite values in either half of a line."""
+    from ozfft.engines.select import cuda_engine
+    from ozfft.fourier.cache import get_executor, get_plan
+    from ozfft.options import FFTOptions
+
+    ex = get_executor(cuda_engine(), get_plan(n, FFTOptions()))
+    if ex.cluster != 2:
+        pytest.skip("thread block clusters need compute capability 9.0")
+    x = rng.standard_normal((3, n, 5)) + 1j * rng.standard_normal((3, n, 5))
+    x[0, :, 0] = 5e-324 * np.arange(n)  # a line of subnormals (strided passes)
+    x[1, :, 1] = 0
+    x[2, n // 2 + 3, 2] = 1e-310  # a line whose only nonzero lies in the second half
+    x[2, :, 2] = np.where(np.arange(n) == n // 2 + 3, x[2, :, 2], 0)
+    xc = np.ascontiguousarray(np.moveaxis(x, 1, -1))  # contiguous lines: (3, 5, n)
+    xr = x.real.copy()
+    cases = [
+        ("fft", xc, {}),  # contiguous, 15 lines: a partial block
+        ("fft", x, {"axis": 1}),  # strided
+        ("ifft", x, {"axis": 1}),  # conj(x) in the load
+        ("fftn", x, {"axes": (0, 1)}),  # carried out of the length-3 pass into n
+        ("fftn", x, {"axes": (1, 2)}),  # carried out of n
+        ("fftn", xc, {"axes": (1, 2)}),  # carried into the contiguous n
+        ("rfft", xr, {"axis": 1}),  # real input, cropped output
+        ("rfftn", xr, {"axes": (0, 1)}),
+    ]
+    expected = [getattr(ozfft, name)(a, **kw) for name, a, kw in cases]
+    try:
+        for cluster in (2, 1):
+            ex.configure(cluster)
+            for (name, a, kw), want in zip(cases, expected, strict=True):
+                got = getattr(ozfft, name)(cp.asarray(a), **kw)
+                np.testing.assert_array_equal(cp.asnumpy(got), want, err_msg=f"{name} {cluster}")
+            for half in (0, 1):  # a NaN where either block of the cluster reads it
+                bad = cp.asarray(xc)
+                bad[1, 2, 100 + half * (n // ex.plan.radices[0] // 2)] = np.nan
+                with pytest.raises(ozfft.NonFiniteInputError):
+                    ozfft.fft(bad)
+    finally:
+        ex.configure(2)
 
 
 @pytest.mark.parametrize("wide", [False, True])

@@ -22,7 +22,9 @@
 // "multi-pass"; k_a = (line / inner) mod n_a), FX_CARRY_IN /
 // FX_CARRY_OUT (carried fixed point in / out: ozfft/ozaki/fixed_point.py, "Carried fixed
 // point"), FX_REAL_IN (float64 reals in, imaginary parts 0), FX_LOAD_BATCH / FX_EXIT_UNROLL
-// (loads in flight per thread; exit iterations unrolled: the same integers either way).
+// (loads in flight per thread; exit iterations unrolled: the same integers either way),
+// FX_CLUSTER (2: a cluster of two blocks shares the 8 lines, each holding half of every line
+// — see "Two blocks per line" below; the same integers as one block).
 // A float64 pass stores 1 in *nonfinite when a line it reads holds NaN or Inf (the flag may be
 // in mapped host memory: ozfft/engines/cuda/flags.py), and with conj_in reads
 // conj(x) (the first pass of an inverse transform).
@@ -49,13 +51,16 @@
 #define FX_WARPS 8  // warps per block (16 where one block fills a multiprocessor)
 #endif
 #define FX_THREADS (32 * FX_WARPS)
+#ifndef FX_CLUSTER  // blocks sharing each line (a thread block cluster; 1 or 2)
+#define FX_CLUSTER 1
+#endif
+#define FX_NL (FX_N / FX_CLUSTER)  // positions of each line held by one block
+#define FX_S1 (FX_N / FX_R1)       // stage 1: positions jp + FX_S1 j of task jp
 // line stride in int64 words: 2 per complex number plus 2 of padding (bank spread)
-#define FX_LS (2 * FX_N + 2)
-// a carried pass's source exponents (int16) in the order stage 1 reads them: position
-// pos = jp + j (N / r1) at jp r1 + j, lines FX_N + 8 apart (the 8 lines of a read fall on
-// distinct banks)
-#define FX_XE_LS (FX_N + 8)
-#define FX_XE(line, pos) ((line) * FX_XE_LS + ((pos) % (FX_N / FX_R1)) * FX_R1 + (pos) / (FX_N / FX_R1))
+#define FX_LS (2 * FX_NL + 2)
+// a carried pass's source exponents (int16) in the order stage 1 reads them (fx_xe), lines
+// FX_NL + 8 apart (the 8 lines of a read fall on distinct banks)
+#define FX_XE_LS (FX_NL + 8)
 #define FX_LAST_DIAG (FX_DX + FX_DW - 2)
 #define FX_NDIAG (FX_LAST_DIAG - FX_D + 1)
 #define FX_NGROUPS ((FX_NDIAG + 3) / 4)
@@ -315,14 +320,14 @@ __device__ __forceinline__ i64 fx_combine(const int (&acc)[FX_NDIAG]) {
     return high * (1ll << (32 - HP)) + (low >> HP);
 }
 
-// Line and position along it of a block's flattened index: whole lines one after another
-// when the axis is contiguous (inner == 1: coalesced along the line), else the 8
-// neighbouring lines interleaved (coalesced across them).
+// Line and index along it (of the block's FX_NL) of a block's flattened index: whole lines
+// one after another when the axis is contiguous (inner == 1: coalesced along the line), else
+// the 8 neighbouring lines interleaved (coalesced across them).
 __device__ __forceinline__ void fx_line_pos(int idx, long long inner, int &line, int &pos) {
     const unsigned u = (unsigned)idx;  // idx >= 0: unsigned division by the constants
     if (inner == 1) {
-        line = (int)(u / FX_N);
-        pos = (int)(u % FX_N);
+        line = (int)(u / FX_NL);
+        pos = (int)(u % FX_NL);
     } else {
         line = (int)(u % FX_LINES);
         pos = (int)(u / FX_LINES);
@@ -339,6 +344,87 @@ __device__ __forceinline__ void fx_line_pos(int idx, long long inner, int &line,
 #define FX_SWIZZLE (FX_STAGES >= 2 && FX_R_LAST % 8 == 0)
 __device__ __forceinline__ int fx_swizzle(int pos) {
     return FX_SWIZZLE ? pos ^ ((pos / (FX_N / FX_R1)) & 7) : pos;
+}
+
+// Two blocks per line (FX_CLUSTER 2, a thread block cluster): where 8 lines of FX_N fill a
+// multiprocessor's shared memory alone (FX_N = 1024), block `rank` of the cluster holds half
+// of each line, so two or three blocks share a multiprocessor and overlap their load, stage
+// and exit phases while every MMA still carries 8 lines (docs/perf-notes.md, round 6).
+// Stage 1's task jp (positions jp + S1 j) runs on block jp / (S1 / 2); a later stage's task
+// (positions inside one half of the line) on the block of that half, p / NL. Stage 1's slot
+// of block c's position p = S1 j + c S1 / 2 + u (u < S1 / 2) is S1 (j mod R1 / 2) + (S1 / 2)
+// [j >= R1 / 2] + u: a position that stays (j in block c's half) already sits at its later
+// slot p - c NL, and the positions that leave fill exactly the slots where the other block's
+// leaving positions arrive (slot -+ S1 / 2): the exchange after stage 1 moves half the
+// elements once, between two cluster barriers. Line maxima and ORs are combined through the
+// other block's shared memory (DSMEM). With FX_CLUSTER 1 every map below is the identity.
+#if FX_CLUSTER > 1
+static_assert(FX_CLUSTER == 2, "one or two blocks per line");
+static_assert(FX_R1 % 2 == 0 && FX_S1 % 2 == 0 && FX_STAGES >= 2, "two halves per stage");
+static_assert(!FX_SWIZZLE || FX_NL % 8 == 0, "the last stage's swizzle stays in a half");
+__device__ __forceinline__ int fx_rank() {
+    unsigned r;
+    asm volatile("mov.u32 %0, %%cluster_ctarank;" : "=r"(r));
+    return (int)r;
+}
+// all threads of both blocks; shared-memory writes before it are visible to both after it
+__device__ __forceinline__ void fx_cluster_sync() {
+    asm volatile("barrier.cluster.arrive.release.aligned;\n\tbarrier.cluster.wait.acquire.aligned;" ::
+                     : "memory");
+}
+// the shared::cluster address of *p in the other block
+__device__ __forceinline__ unsigned fx_peer(const void *p, int rank) {
+    const unsigned a = (unsigned)__cvta_generic_to_shared(p);
+    unsigned r;
+    asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(r) : "r"(a), "r"(rank ^ 1));
+    return r;
+}
+__device__ __forceinline__ unsigned fx_peer_u32(const void *p, int rank) {
+    unsigned v;
+    asm volatile("ld.shared::cluster.u32 %0, [%1];" : "=r"(v) : "r"(fx_peer(p, rank)) : "memory");
+    return v;
+}
+__device__ __forceinline__ u64 fx_peer_u64(const void *p, int rank) {
+    u64 v;
+    asm volatile("ld.shared::cluster.u64 %0, [%1];" : "=l"(v) : "r"(fx_peer(p, rank)) : "memory");
+    return v;
+}
+#else
+__device__ __forceinline__ int fx_rank() { return 0; }
+__device__ __forceinline__ void fx_cluster_sync() { __syncthreads(); }
+#endif
+
+// stage 1's slot of position p = jp + S1 j is fx_slot1_j(j) + jp - rank S1 / 2 (the block's
+// own task number); the block's i-th element in load order (increasing p) is at position
+// fx_pos1 and slot fx_slot1_of
+// (indices are non-negative: unsigned division by the constants)
+__device__ __forceinline__ int fx_slot1_j(int j) {
+    if (FX_CLUSTER == 1) return FX_S1 * j;
+    const unsigned u = (unsigned)j;
+    return (int)(FX_S1 * (u % (FX_R1 / 2)) + (FX_S1 / 2) * (u >= FX_R1 / 2));
+}
+__device__ __forceinline__ int fx_pos1(int i, int rank) {
+    if (FX_CLUSTER == 1) return i;
+    const unsigned u = (unsigned)i;
+    return (int)(FX_S1 * (u / (FX_S1 / 2)) + u % (FX_S1 / 2)) + rank * (FX_S1 / 2);
+}
+__device__ __forceinline__ int fx_slot1_of(int i) {
+    if (FX_CLUSTER == 1) return i;
+    const unsigned u = (unsigned)i;
+    return fx_slot1_j((int)(u / (FX_S1 / 2))) + (int)(u % (FX_S1 / 2));
+}
+// the index of a carried element's source exponent: task jp's R1 positions side by side
+// (stage 1, task my_task of the block, reads position jp + S1 j at line XE_LS + my_task R1 + j)
+__device__ __forceinline__ int fx_xe(int line, int p, int rank) {
+    const unsigned u = (unsigned)p;
+    return line * FX_XE_LS + ((int)(u % FX_S1) - rank * (FX_S1 / FX_CLUSTER)) * FX_R1 +
+           (int)(u / FX_S1);
+}
+// the natural output index k of the block's i-th exit element (k mod R1 in its half)
+__device__ __forceinline__ int fx_exit_k(int i, int rank) {
+    if (FX_CLUSTER == 1) return i;
+    const unsigned u = (unsigned)i;
+    return (int)(FX_R1 * (u / (FX_R1 / 2)) + u % (FX_R1 / 2)) + rank * (FX_R1 / 2);
 }
 
 __host__ __device__ constexpr int fx_ceil_log2(int r) {
@@ -358,13 +444,17 @@ __device__ __forceinline__ i64 fx_stage_input(i64 x, int s, int line_exp, int e)
 // fixed point with the line exponents as the B fragments are built (1: float64 bits, every
 // line's E >= -1021; 2: float64 bits, any E; 3: carried fixed point z with its exponent e in
 // xe).
+// With two blocks per line (FX_CLUSTER 2) the block of `rank` runs the tasks of its half,
+// in stage 1's slots (FIRST) or the later stages' (p - rank NL).
 template <int R, int PREV, int KB, bool FIRST, bool RENORM, int CONVERT = 0, bool LAST = false>
-__device__ void fx_stage(i64 *xs, const int4 *__restrict__ frag, u64 *or_in, u64 *or_out,
-                         int *shift_out, const int *line_exp = nullptr,
+__device__ void fx_stage(i64 *xs, const int4 *__restrict__ frag, const u64 *or_in, u64 *or_out,
+                         int *shift_out, int rank, const int *line_exp = nullptr,
                          const short *xe = nullptr) {
     constexpr int M = FX_N / KB;      // remaining input positions per output digit prefix
     constexpr int SUFFIX = M / R;
     constexpr int TASKS = KB * SUFFIX;  // vectors per line
+    static_assert(TASKS % FX_CLUSTER == 0, "the blocks of a line share its tasks evenly");
+    constexpr int MY_TASKS = TASKS / FX_CLUSTER;
     constexpr int MT = (2 * R + 15) / 16;
     constexpr int KC = (2 * R + 31) / 32;
     constexpr bool HALF = 2 * R <= 16;  // k <= 16: m16n8k16 MMAs
@@ -386,13 +476,16 @@ __device__ void fx_stage(i64 *xs, const int4 *__restrict__ frag, u64 *or_in, u64
     u64 my_or[2] = {0, 0};
     const int e_in = CONVERT ? line_exp[gid] : 0;
 
-    for (int task = warp; task < TASKS; task += FX_WARPS) {
+    for (int my_task = warp; my_task < MY_TASKS; my_task += FX_WARPS) {
+        const int task = rank * MY_TASKS + my_task;
         const int kidx = task / SUFFIX, jp = task % SUFFIX;
         // group g = (kidx mod PREV) SUFFIX + jp = task mod (PREV SUFFIX): fixed per warp when
         // the warps tile the groups (then the A fragments stay in registers across tasks)
         constexpr int G = PREV * SUFFIX;
-        const int g = FIRST ? 0 : (FX_WARPS % G == 0 ? warp % G : task % G);
+        constexpr bool WARP_GROUP = FX_WARPS % G == 0 && MY_TASKS % G == 0;
+        const int g = FIRST ? 0 : (WARP_GROUP ? warp % G : task % G);
         const int base = kidx * M + jp;
+        const int lbase = base - rank * FX_NL;  // slot of base in a later stage
         // B fragments: digits of x[k = 2 j + part] for this line, 4 consecutive k per word
         unsigned bw[FX_DX][KC][2];
 #pragma unroll
@@ -404,16 +497,18 @@ __device__ void fx_stage(i64 *xs, const int4 *__restrict__ frag, u64 *or_in, u64
                 i64 v[4] = {0, 0, 0, 0};
                 if (!(HALF && h == 1)) {
                     if (j0 < R) {
-                        const int pos = base + j0 * SUFFIX;
-                        const longlong2 e = *reinterpret_cast<const longlong2 *>(xs + gid * FX_LS + 2 * pos);
-                        const int ee = CONVERT == 3 ? xe[FX_XE(gid, pos)] : 0;
+                        const int slot = FIRST ? fx_slot1_j(j0) + my_task : lbase + j0 * SUFFIX;
+                        const longlong2 e = *reinterpret_cast<const longlong2 *>(xs + gid * FX_LS + 2 * slot);
+                        const int ee = CONVERT == 3 ? xe[gid * FX_XE_LS + my_task * FX_R1 + j0] : 0;
                         v[0] = fx_stage_input<CONVERT>(e.x, s, e_in, ee);
                         v[1] = fx_stage_input<CONVERT>(e.y, s, e_in, ee);
                     }
                     if (j0 + 1 < R) {
-                        const int pos = base + (j0 + 1) * SUFFIX;
-                        const longlong2 e = *reinterpret_cast<const longlong2 *>(xs + gid * FX_LS + 2 * pos);
-                        const int ee = CONVERT == 3 ? xe[FX_XE(gid, pos)] : 0;
+                        const int slot =
+                            FIRST ? fx_slot1_j(j0 + 1) + my_task : lbase + (j0 + 1) * SUFFIX;
+                        const longlong2 e = *reinterpret_cast<const longlong2 *>(xs + gid * FX_LS + 2 * slot);
+                        const int ee =
+                            CONVERT == 3 ? xe[gid * FX_XE_LS + my_task * FX_R1 + j0 + 1] : 0;
                         v[2] = fx_stage_input<CONVERT>(e.x, s, e_in, ee);
                         v[3] = fx_stage_input<CONVERT>(e.y, s, e_in, ee);
                     }
@@ -459,7 +554,10 @@ __device__ void fx_stage(i64 *xs, const int4 *__restrict__ frag, u64 *or_in, u64
                 i64 z = fx_combine<HP, R>(acc[q]);
                 if (row < 2 * R) {
                     const int pos = base + (row >> 1) * SUFFIX;
-                    xs[line * FX_LS + 2 * (LAST ? fx_swizzle(pos) : pos) + (row & 1)] = z;
+                    const int slot = FIRST  ? fx_slot1_j(row >> 1) + my_task
+                                     : LAST ? fx_swizzle(pos) - rank * FX_NL
+                                            : lbase + (row >> 1) * SUFFIX;
+                    xs[line * FX_LS + 2 * slot + (row & 1)] = z;
                     if (!LAST) my_or[q & 1] |= (u64)(z < 0 ? -z : z);
                 }
             }
@@ -480,11 +578,11 @@ __device__ void fx_stage(i64 *xs, const int4 *__restrict__ frag, u64 *or_in, u64
 }
 
 // Per line, the largest key of the warp's lanes into target[line] (atomicMax): lanes of one
-// line are contiguous (contig, FX_N a multiple of 32: one REDUX per warp) or 8 apart
+// line are contiguous (contig, FX_NL a multiple of 32: one REDUX per warp) or 8 apart
 // (strided: two shuffles); lanes past the block's elements carry a neutral key.
 template <typename T>
 __device__ __forceinline__ void fx_line_max(T key, int line, T *target, bool contig) {
-    if (contig && FX_N % 32 == 0) {
+    if (contig && FX_NL % 32 == 0) {
         key = __reduce_max_sync(0xffffffffu, key);
         if ((threadIdx.x & 31) == 0 && line < FX_LINES) atomicMax(&target[line], key);
     } else if (!contig) {
@@ -496,38 +594,41 @@ __device__ __forceinline__ void fx_line_max(T key, int line, T *target, bool con
     }
 }
 
-// The load sweep: raw float64 bits of the block's lines into shared memory, and per line the
-// largest |component bits| >> 32 (atomicMax into line_key). CONTIG (inner == 1): the lines
-// are one contiguous run of the array. Every thread runs the same number of iterations (the
-// warp reductions need whole warps); FX_LOAD_BATCH independent 16-byte loads per thread.
+// The load sweep: raw float64 bits of the block's lines (its FX_NL positions of each) into
+// shared memory, and per line the largest |component bits| >> 32 (atomicMax into line_key).
+// CONTIG (inner == 1): the lines are one contiguous run of the array. Every thread runs the
+// same number of iterations (the warp reductions need whole warps); FX_LOAD_BATCH
+// independent 16-byte loads per thread.
 template <bool CONTIG, bool FULL>  // FULL: all FX_LINES lines exist (no guards)
 __device__ __forceinline__ void fx_load(const ulonglong2 *__restrict__ in, i64 *xs,
                                         const long long *line_base, unsigned *line_key,
                                         long long inner, long long first, long long lines,
-                                        u64 conj_bit) {
-    constexpr bool WHOLE = FX_LINES * FX_N % (FX_THREADS * FX_LOAD_BATCH) == 0;
-    const int count = FULL ? FX_LINES * FX_N : (int)min((long long)FX_LINES, lines - first) * FX_N;
+                                        u64 conj_bit, int rank) {
+    constexpr bool WHOLE = FX_LINES * FX_NL % (FX_THREADS * FX_LOAD_BATCH) == 0;
+    const int count = FULL ? FX_LINES * FX_NL : (int)min((long long)FX_LINES, lines - first) * FX_NL;
 #if FX_REAL_IN  // float64 reals, imaginary parts 0
     const u64 *real = reinterpret_cast<const u64 *>(in);
 #else
     const ulonglong2 *chunk = in + first * FX_N;
 #endif
-    for (int base = 0; base < FX_LINES * FX_N; base += FX_THREADS * FX_LOAD_BATCH) {
+    for (int base = 0; base < FX_LINES * FX_NL; base += FX_THREADS * FX_LOAD_BATCH) {
         ulonglong2 v[FX_LOAD_BATCH];
 #pragma unroll
         for (int u = 0; u < FX_LOAD_BATCH; ++u) {
             const int idx = base + u * FX_THREADS + threadIdx.x;
-            const bool inside = WHOLE || idx < FX_LINES * FX_N;
+            const bool inside = WHOLE || idx < FX_LINES * FX_NL;
             v[u] = make_ulonglong2(0, 0);
+            int line, i;
+            fx_line_pos(idx, CONTIG ? 1 : inner, line, i);
+            const int j = fx_pos1(i, rank);
             if (CONTIG) {
+                const int at = FX_CLUSTER == 1 ? idx : line * FX_N + j;  // within the run
 #if FX_REAL_IN
-                if ((FULL && WHOLE) || idx < count) v[u].x = real[first * FX_N + idx];
+                if ((FULL && WHOLE) || idx < count) v[u].x = real[first * FX_N + at];
 #else
-                if ((FULL && WHOLE) || idx < count) v[u] = chunk[idx];
+                if ((FULL && WHOLE) || idx < count) v[u] = chunk[at];
 #endif
             } else {
-                int line, j;
-                fx_line_pos(idx, inner, line, j);
                 if (inside) {
                     const long long b = line_base[line];
 #if FX_REAL_IN
@@ -541,10 +642,11 @@ __device__ __forceinline__ void fx_load(const ulonglong2 *__restrict__ in, i64 *
 #pragma unroll
         for (int u = 0; u < FX_LOAD_BATCH; ++u) {
             const int idx = base + u * FX_THREADS + threadIdx.x;
-            int line, j;
-            fx_line_pos(idx, CONTIG ? 1 : inner, line, j);
+            int line, i;
+            fx_line_pos(idx, CONTIG ? 1 : inner, line, i);
+            const int j = fx_slot1_of(i);
             v[u].y ^= conj_bit;  // conj(x): the imaginary part's sign bit (exact, -0 included)
-            if (WHOLE || idx < FX_LINES * FX_N)
+            if (WHOLE || idx < FX_LINES * FX_NL)
                 *reinterpret_cast<ulonglong2 *>(xs + line * FX_LS + 2 * j) = v[u];
             const unsigned key = max((unsigned)(v[u].x >> 32) & 0x7fffffffu,
                                      (unsigned)(v[u].y >> 32) & 0x7fffffffu);
@@ -561,18 +663,19 @@ __device__ __forceinline__ void fx_load_carried(const ulonglong2 *__restrict__ i
                                                 short *xe, const int *__restrict__ exps_in,
                                                 const long long *line_base,
                                                 const long long *line_pbase, long long p_q,
-                                                int *line_exp, long long inner) {
-    for (int base = 0; base < FX_LINES * FX_N; base += FX_THREADS * FX_LOAD_BATCH) {
+                                                int *line_exp, long long inner, int rank) {
+    for (int base = 0; base < FX_LINES * FX_NL; base += FX_THREADS * FX_LOAD_BATCH) {
         ulonglong2 v[FX_LOAD_BATCH];
         int e[FX_LOAD_BATCH];
 #pragma unroll
         for (int u = 0; u < FX_LOAD_BATCH; ++u) {  // the loads of the batch in flight together
             const int idx = base + u * FX_THREADS + threadIdx.x;
-            int line, j;
-            fx_line_pos(idx, inner, line, j);
+            int line, i;
+            fx_line_pos(idx, inner, line, i);
+            const int j = fx_pos1(i, rank);
             v[u] = make_ulonglong2(0, 0);
             e[u] = 0;
-            if (idx < FX_LINES * FX_N && line_base[line] >= 0) {
+            if (idx < FX_LINES * FX_NL && line_base[line] >= 0) {
                 v[u] = in[line_base[line] + (long long)j * inner];
                 e[u] = exps_in[line_pbase[line] + (long long)j * p_q];
             }
@@ -580,12 +683,13 @@ __device__ __forceinline__ void fx_load_carried(const ulonglong2 *__restrict__ i
 #pragma unroll
         for (int u = 0; u < FX_LOAD_BATCH; ++u) {
             const int idx = base + u * FX_THREADS + threadIdx.x;
-            int line, j;
-            fx_line_pos(idx, inner, line, j);
+            int line, i;
+            fx_line_pos(idx, inner, line, i);
+            const int j = fx_pos1(i, rank);
             int key = FX_INT_MIN;
-            if (idx < FX_LINES * FX_N) {
-                *reinterpret_cast<ulonglong2 *>(xs + line * FX_LS + 2 * j) = v[u];
-                xe[FX_XE(line, j)] = (short)e[u];
+            if (idx < FX_LINES * FX_NL) {
+                *reinterpret_cast<ulonglong2 *>(xs + line * FX_LS + 2 * fx_slot1_of(i)) = v[u];
+                xe[fx_xe(line, j, rank)] = (short)e[u];
                 const i64 zr = (i64)v[u].x, zi = (i64)v[u].y;
                 const u64 m = (u64)(zr < 0 ? -zr : zr) | (u64)(zi < 0 ? -zi : zi);
                 if (m) key = fx_bitlen(m) + e[u];
@@ -599,18 +703,20 @@ __device__ __forceinline__ void fx_load_carried(const ulonglong2 *__restrict__ i
 template <bool NORMAL, bool CARRY = false>  // CARRY: the fixed-point parts as they are
 __device__ __forceinline__ void fx_exit(const i64 *xs, ulonglong2 *__restrict__ out,
                                         const long long *line_base, const int *line_exp,
-                                        long long inner, int out_n) {
+                                        long long inner, int out_n, int rank) {
     // `line_base` and `inner` of the output (a transposed output walks the lines' k across);
-    // threads walk natural k (coalesced stores) and read the last stage's swizzled positions
+    // threads walk natural k (coalesced stores; the block's half of every R1 consecutive k
+    // with two blocks per line) and read the last stage's swizzled positions
     FX_PRAGMA_UNROLL(FX_EXIT_UNROLL)
-    for (int idx = threadIdx.x; idx < FX_LINES * FX_N; idx += FX_THREADS) {
-        int line, k;
-        fx_line_pos(idx, inner, line, k);
+    for (int idx = threadIdx.x; idx < FX_LINES * FX_NL; idx += FX_THREADS) {
+        int line, i;
+        fx_line_pos(idx, inner, line, i);
+        const int k = fx_exit_k(i, rank);
         const long long b = line_base[line];
         if (b < 0 || k >= out_n) continue;  // a cropped (real-input) output keeps k < out_n
         const int k1 = k % FX_R1, k23 = k / FX_R1;
         const int k2 = k23 % FX_R2, k3 = k23 / FX_R2;
-        const int pos = fx_swizzle((k1 * FX_R2 + k2) * FX_R3 + k3);
+        const int pos = fx_swizzle((k1 * FX_R2 + k2) * FX_R3 + k3) - rank * FX_NL;
         const int e = line_exp[line];
         const longlong2 z = *reinterpret_cast<const longlong2 *>(xs + line * FX_LS + 2 * pos);
         out[b + (long long)k * inner] =
@@ -620,8 +726,58 @@ __device__ __forceinline__ void fx_exit(const i64 *xs, ulonglong2 *__restrict__ 
     }
 }
 
+#if FX_CLUSTER > 1
+// The split cluster barrier: a block arrives once it no longer reads the other's shared
+// memory, and waits before it leaves (so its own stays readable as long as needed).
+__device__ __forceinline__ void fx_cluster_arrive() {
+    asm volatile("barrier.cluster.arrive.release.aligned;" ::: "memory");
+}
+__device__ __forceinline__ void fx_cluster_wait() {
+    asm volatile("barrier.cluster.wait.acquire.aligned;" ::: "memory");
+}
 
-extern "C" __global__ void __launch_bounds__(FX_THREADS, FX_MIN_BLOCKS)
+// Stage 1 -> the later stages (two blocks per line): the elements of the other block's half,
+// at this block's slots S1 q + (1 - rank) S1 / 2 + u, move to the other block's slot
+// -+ S1 / 2 (the slots its own leaving elements free); stage 1's line ORs are combined on
+// the way (or_all = this block's | the other's).
+__device__ __forceinline__ void fx_exchange(i64 *xs, int rank, const u64 *or_part, u64 *or_all) {
+    constexpr int LEAVE = FX_LINES * FX_NL / 2;  // elements leaving each block
+    constexpr int PER = (LEAVE + FX_THREADS - 1) / FX_THREADS;
+    longlong2 v[PER];
+    int at[PER];
+#pragma unroll
+    for (int t = 0; t < PER; ++t) {
+        const unsigned idx = threadIdx.x + t * FX_THREADS;
+        const unsigned line = idx / (FX_NL / 2), r = idx % (FX_NL / 2);
+        at[t] = (int)(line * FX_LS + 2 * (FX_S1 * (r / (FX_S1 / 2)) + r % (FX_S1 / 2))) +
+                (1 - rank) * FX_S1;
+        if (LEAVE % FX_THREADS == 0 || idx < LEAVE)
+            v[t] = *reinterpret_cast<const longlong2 *>(xs + at[t]);
+    }
+    fx_cluster_sync();  // both blocks are through stage 1 and hold what leaves them
+    if (threadIdx.x < FX_LINES)
+        or_all[threadIdx.x] = or_part[threadIdx.x] | fx_peer_u64(&or_part[threadIdx.x], rank);
+    const int move = rank ? FX_S1 : -FX_S1;  // -+ S1 / 2 slots of two int64 words
+#pragma unroll
+    for (int t = 0; t < PER; ++t) {
+        if (LEAVE % FX_THREADS == 0 || threadIdx.x + t * FX_THREADS < LEAVE) {
+            const unsigned dst = fx_peer(xs + at[t] + move, rank);
+            asm volatile("st.shared::cluster.v2.u64 [%0], {%1, %2};" ::"r"(dst), "l"(v[t].x),
+                         "l"(v[t].y)
+                         : "memory");
+        }
+    }
+    fx_cluster_sync();  // every element is at its later-stage slot
+}
+#endif
+
+#if FX_CLUSTER > 1
+#define FX_CLUSTER_DIMS __cluster_dims__(FX_CLUSTER, 1, 1)
+#else
+#define FX_CLUSTER_DIMS
+#endif
+
+extern "C" __global__ void FX_CLUSTER_DIMS __launch_bounds__(FX_THREADS, FX_MIN_BLOCKS)
     oz_fft_fixed_pass(const ulonglong2 *__restrict__ in, ulonglong2 *__restrict__ out,
                       long long inner, long long lines, const int4 *__restrict__ frag1,
                       const int4 *__restrict__ frag2, const int4 *__restrict__ frag3,
@@ -632,7 +788,7 @@ extern "C" __global__ void __launch_bounds__(FX_THREADS, FX_MIN_BLOCKS)
                       int conj_in) {
     extern __shared__ __align__(16) i64 xs[];  // [FX_LINES][FX_LS], then xe
 #if FX_CARRY_IN
-    short *xe = reinterpret_cast<short *>(xs + FX_LINES * FX_LS);  // FX_XE(line, pos)
+    short *xe = reinterpret_cast<short *>(xs + FX_LINES * FX_LS);  // fx_xe(line, pos, rank)
     __shared__ long long line_pbase[FX_LINES];  // exps_in index of the line's j = 0
 #endif
     __shared__ int line_exp[FX_LINES];
@@ -641,6 +797,14 @@ extern "C" __global__ void __launch_bounds__(FX_THREADS, FX_MIN_BLOCKS)
 #endif
     __shared__ int line_shift[FX_STAGES + 1][FX_LINES];
     __shared__ u64 line_or[4][FX_LINES];  // OR of |z| per line after each stage / twiddle
+    // this block's part of a line maximum (combined with the other block's: FX_CLUSTER 2)
+    __shared__ int line_part[FX_LINES];
+#if FX_CLUSTER > 1
+    __shared__ u64 line_orc[2][FX_LINES];  // line_or[0..1] of both blocks
+#endif
+#if FX_TWIDDLE
+    static_assert(FX_CLUSTER == 1, "a twiddled pass runs one block per line");
+#endif
     __shared__ long long line_base[FX_LINES];  // element offset of j = 0 (-1: no such line)
     // output offset of k = 0: as line_base with out_inner for inner and out_n for FX_N
     // (out_inner != inner: the output is the (outer / out_inner, FX_N, out_inner) transpose
@@ -650,8 +814,10 @@ extern "C" __global__ void __launch_bounds__(FX_THREADS, FX_MIN_BLOCKS)
 #if FX_TWIDDLE
     __shared__ long long line_row[FX_LINES];  // k_a of a twiddled pass (the axis before)
 #endif
-    const long long first = (long long)blockIdx.x * FX_LINES;
+    const int rank = fx_rank();  // the block's half of the lines (FX_CLUSTER 2)
+    const long long first = (long long)(blockIdx.x / FX_CLUSTER) * FX_LINES;
     if (threadIdx.x < FX_LINES) {
+        line_part[threadIdx.x] = FX_INT_MIN;
         // the only 64-bit divisions of the kernel: once per line, not per element
         const long long gl = first + threadIdx.x;
         line_base[threadIdx.x] = gl < lines ? (gl / inner) * FX_N * inner + gl % inner : -1;
@@ -673,7 +839,6 @@ extern "C" __global__ void __launch_bounds__(FX_THREADS, FX_MIN_BLOCKS)
         else
             pb = ((o / (p_n * p_lo)) * p_lo + o % p_lo) * FX_N * inner + i;
         line_pbase[threadIdx.x] = gl < lines ? pb : 0;
-        line_exp[threadIdx.x] = FX_INT_MIN;
 #endif
         for (int l = 0; l < 4; ++l) line_or[l][threadIdx.x] = 0;
         for (int l = 0; l <= FX_STAGES; ++l) line_shift[l][threadIdx.x] = 0;
@@ -683,11 +848,17 @@ extern "C" __global__ void __launch_bounds__(FX_THREADS, FX_MIN_BLOCKS)
     // The largest |bits| >> 32 of a line (the float order on magnitudes) gives E when it is a
     // normal number; lines whose largest component is subnormal or zero take a second sweep.
 #if FX_CARRY_IN
-    fx_load_carried(in, xs, xe, exps_in, line_base, line_pbase, p_q, line_exp, inner);
+    fx_load_carried(in, xs, xe, exps_in, line_base, line_pbase, p_q, line_part, inner, rank);
+    fx_cluster_sync();
+    if (threadIdx.x < FX_LINES) {
+        int e = line_part[threadIdx.x];
+#if FX_CLUSTER > 1
+        e = max(e, (int)fx_peer_u32(&line_part[threadIdx.x], rank));
+#endif
+        line_exp[threadIdx.x] = e == FX_INT_MIN ? 0 : e;
+    }
     __syncthreads();
-    if (threadIdx.x < FX_LINES && line_exp[threadIdx.x] == FX_INT_MIN) line_exp[threadIdx.x] = 0;
-    __syncthreads();
-    fx_stage<FX_R1, 1, 1, true, false, 3>(xs, frag1, line_or[3], line_or[0], line_shift[0],
+    fx_stage<FX_R1, 1, 1, true, false, 3>(xs, frag1, line_or[3], line_or[0], line_shift[0], rank,
                                           line_exp, xe);
 #else
     const bool full = first + FX_LINES <= lines;
@@ -695,16 +866,19 @@ extern "C" __global__ void __launch_bounds__(FX_THREADS, FX_MIN_BLOCKS)
     // of each imaginary part flipped as it loads, before anything else sees it
     const u64 conj_bit = conj_in ? (1ull << 63) : 0;
     if (inner == 1 && full)
-        fx_load<true, true>(in, xs, line_base, line_key, inner, first, lines, conj_bit);
+        fx_load<true, true>(in, xs, line_base, line_key, inner, first, lines, conj_bit, rank);
     else if (inner == 1)
-        fx_load<true, false>(in, xs, line_base, line_key, inner, first, lines, conj_bit);
+        fx_load<true, false>(in, xs, line_base, line_key, inner, first, lines, conj_bit, rank);
     else if (full)
-        fx_load<false, true>(in, xs, line_base, line_key, inner, first, lines, conj_bit);
+        fx_load<false, true>(in, xs, line_base, line_key, inner, first, lines, conj_bit, rank);
     else
-        fx_load<false, false>(in, xs, line_base, line_key, inner, first, lines, conj_bit);
-    __syncthreads();
+        fx_load<false, false>(in, xs, line_base, line_key, inner, first, lines, conj_bit, rank);
+    fx_cluster_sync();
     if (threadIdx.x < FX_LINES) {
-        const unsigned key = line_key[threadIdx.x];
+        unsigned key = line_key[threadIdx.x];
+#if FX_CLUSTER > 1
+        key = max(key, fx_peer_u32(&line_key[threadIdx.x], rank));
+#endif
         line_exp[threadIdx.x] = key >= (1u << 20) ? (int)(key >> 20) - 1022 : FX_INT_MIN;
         // exponent field 0x7ff: the line holds NaN or Inf (ozfft/fourier/input_check.py)
         // (a plain store: every writer stores 1, and the flag may live in mapped host
@@ -715,18 +889,24 @@ extern "C" __global__ void __launch_bounds__(FX_THREADS, FX_MIN_BLOCKS)
     bool exact_sweep = false;
 #pragma unroll
     for (int l = 0; l < FX_LINES; ++l) exact_sweep |= line_exp[l] == FX_INT_MIN;
-    if (exact_sweep) {  // block-uniform: some line's components are all subnormal or zero
-        for (int idx = threadIdx.x; idx < FX_LINES * FX_N; idx += FX_THREADS) {
-            const int line = idx / FX_N, j = idx % FX_N;
-            if (line_key[line] >= (1u << 20)) continue;
+    if (exact_sweep) {  // cluster-uniform: some line's components are all subnormal or zero
+        for (int idx = threadIdx.x; idx < FX_LINES * FX_NL; idx += FX_THREADS) {
+            const int line = idx / FX_NL, j = idx % FX_NL;  // j: a slot of the block's
+            if (line_exp[line] != FX_INT_MIN) continue;
             const u64 re = (u64)xs[line * FX_LS + 2 * j], im = (u64)xs[line * FX_LS + 2 * j + 1];
             int e = FX_INT_MIN;
             if (re << 1) e = fx_frexp_exp(re);
             if (im << 1) e = max(e, fx_frexp_exp(im));
-            if (e != FX_INT_MIN) atomicMax(&line_exp[line], e);
+            if (e != FX_INT_MIN) atomicMax(&line_part[line], e);
         }
-        __syncthreads();
-        if (threadIdx.x < FX_LINES && line_exp[threadIdx.x] == FX_INT_MIN) line_exp[threadIdx.x] = 0;
+        fx_cluster_sync();
+        if (threadIdx.x < FX_LINES && line_exp[threadIdx.x] == FX_INT_MIN) {
+            int e = line_part[threadIdx.x];
+#if FX_CLUSTER > 1
+            e = max(e, (int)fx_peer_u32(&line_part[threadIdx.x], rank));
+#endif
+            line_exp[threadIdx.x] = e == FX_INT_MIN ? 0 : e;
+        }
         __syncthreads();
     }
 #if FX_TWIDDLE
@@ -759,28 +939,45 @@ extern "C" __global__ void __launch_bounds__(FX_THREADS, FX_MIN_BLOCKS)
         }
     }
     __syncthreads();
-    fx_stage<FX_R1, 1, 1, true, true>(xs, frag1, line_or[3], line_or[0], line_shift[0]);
+    fx_stage<FX_R1, 1, 1, true, true>(xs, frag1, line_or[3], line_or[0], line_shift[0], rank);
 #else
     // stage 1 converts the raw bits as it reads them
     if (exact_sweep)
         fx_stage<FX_R1, 1, 1, true, false, 2>(xs, frag1, line_or[3], line_or[0], line_shift[0],
-                                              line_exp);
+                                              rank, line_exp);
     else
         fx_stage<FX_R1, 1, 1, true, false, 1>(xs, frag1, line_or[3], line_or[0], line_shift[0],
-                                              line_exp);
+                                              rank, line_exp);
 #endif
 #endif  // FX_CARRY_IN
     __syncthreads();
+#if FX_CLUSTER > 1
+    fx_exchange(xs, rank, line_or[0], line_orc[0]);  // the halves of stage 2 on
+    const u64 *or_1 = line_orc[0];
+#else
+    const u64 *or_1 = line_or[0];
+#endif
 #if FX_STAGES >= 2
-    fx_stage<FX_R2, FX_R1, FX_R1, false, true, 0, FX_STAGES == 2>(xs, frag2, line_or[0], line_or[1],
-                                                                   line_shift[1]);
-    __syncthreads();
+    fx_stage<FX_R2, FX_R1, FX_R1, false, true, 0, FX_STAGES == 2>(xs, frag2, or_1, line_or[1],
+                                                                   line_shift[1], rank);
 #endif
 #if FX_STAGES >= 3
-    fx_stage<FX_R3, FX_R2, FX_R1 * FX_R2, false, true, 0, true>(xs, frag3, line_or[1], line_or[2],
-                                                                 line_shift[2]);
+#if FX_CLUSTER > 1
+    fx_cluster_sync();  // both blocks' stage-2 ORs are complete
+    if (threadIdx.x < FX_LINES)
+        line_orc[1][threadIdx.x] =
+            line_or[1][threadIdx.x] | fx_peer_u64(&line_or[1][threadIdx.x], rank);
+    fx_cluster_arrive();  // the last read of the other block's shared memory
     __syncthreads();
+    const u64 *or_2 = line_orc[1];
+#else
+    __syncthreads();
+    const u64 *or_2 = line_or[1];
 #endif
+    fx_stage<FX_R3, FX_R2, FX_R1 * FX_R2, false, true, 0, true>(xs, frag3, or_2, line_or[2],
+                                                                 line_shift[2], rank);
+#endif
+    __syncthreads();
 
     // exit exponent per line: E - T + the stages' gains - the renormalization shifts
     if (threadIdx.x < FX_LINES) {
@@ -805,14 +1002,17 @@ extern "C" __global__ void __launch_bounds__(FX_THREADS, FX_MIN_BLOCKS)
     // a carried pass: the parts in natural order, the exponent of each line beside them
     if (threadIdx.x < FX_LINES && first + threadIdx.x < lines)
         exps_out[first + threadIdx.x] = line_exp[threadIdx.x];
-    fx_exit<true, true>(xs, out, line_obase, line_exp, out_inner, out_n);
+    fx_exit<true, true>(xs, out, line_obase, line_exp, out_inner, out_n, rank);
 #else
     bool all_normal = true;
 #pragma unroll
     for (int l = 0; l < FX_LINES; ++l) all_normal &= fx_exit_is_normal(line_exp[l]);
     if (all_normal)
-        fx_exit<true>(xs, out, line_obase, line_exp, out_inner, out_n);
+        fx_exit<true>(xs, out, line_obase, line_exp, out_inner, out_n, rank);
     else
-        fx_exit<false>(xs, out, line_obase, line_exp, out_inner, out_n);
+        fx_exit<false>(xs, out, line_obase, line_exp, out_inner, out_n, rank);
+#endif
+#if FX_CLUSTER > 1 && FX_STAGES >= 3
+    fx_cluster_wait();  // the other block has read this one's shared memory for the last time
 #endif
 }

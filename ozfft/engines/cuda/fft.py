@@ -17,6 +17,7 @@ import numpy as np
 
 from ...errors import DeviceMemoryError
 from ...ozaki.fixed_point import Carried, matrix_digits
+from ..base import compute_capability
 from .compiler import get_function
 from .launch import launcher
 from .workspace import free_device_bytes
@@ -108,25 +109,51 @@ class FixedPassExecutor:
         if twiddle is not None:
             re, im = twiddle
             self._twiddle = cupy.asarray(np.stack([re, im], axis=-1))  # (n, 2) int64
-        self._smem = _LINES * (2 * plan.n + 2) * 8
+        self._frag_args = tuple(self._frags + [self._frags[0]] * (3 - len(self._frags)))
+        self._sms = cupy.cuda.Device().attributes["MultiProcessorCount"]
+        self._none = cupy.zeros(1, cupy.int32)  # the exponent arrays of a float64 pass
+        self._no_flag = cupy.zeros(1, cupy.int32)  # the non-finite flag nobody reads
+        # lines whose 8-line block would fill a multiprocessor alone are shared by a cluster
+        # of two blocks (Hopper and later; untwiddled plans of >= 2 stages, even r1 and n/r1)
+        r1 = radices[0]
+        self._shareable = (
+            twiddle is None
+            and len(plan.stages) >= 2
+            and r1 % 2 == 0
+            and (plan.n // r1) % 2 == 0
+            and compute_capability() >= (9, 0)
+        )
+        self.configure(2 if self._shareable and self._blocks_per_sm(1) == 1 else 1)
+
+    def _blocks_per_sm(self, cluster: int) -> int:
+        """Blocks per multiprocessor the shared memory allows (at most 3) when ``cluster``
+        blocks share each line."""
+        smem = _LINES * (2 * self.plan.n // cluster + 2) * 8
+        return max(1, min(3, _SMEM_PER_SM // (smem + 1024)))
+
+    def configure(self, cluster: int) -> None:
+        """Run each line on ``cluster`` blocks (1, or 2: a thread block cluster sharing the
+        lines' halves through distributed shared memory; kernels/fft/fixed_pass.cu). The
+        integers are the same either way."""
+        if cluster not in (1, 2) or (cluster == 2 and not self._shareable):
+            raise ValueError(f"this pass of length {self.plan.n} cannot run on {cluster} blocks")
+        self.cluster = cluster
+        self._smem = _LINES * (2 * self.plan.n // cluster + 2) * 8
         # blocks per SM the registers should allow: as many as the shared memory does (<= 3);
         # where one block fills the shared memory it gets twice the warps instead
-        blocks = max(1, min(3, _SMEM_PER_SM // (self._smem + 1024)))
+        blocks = self._blocks_per_sm(cluster)
         self._warps = 2 * _WARPS if blocks == 1 else _WARPS
         self.macros["FX_MIN_BLOCKS"] = str(blocks)
         self.macros["FX_WARPS"] = str(self._warps)
-        self._frag_args = tuple(self._frags + [self._frags[0]] * (3 - len(self._frags)))
+        self.macros["FX_CLUSTER"] = str(cluster)
         # a pass of at most one block per multiprocessor is latency-bound: its blocks get
         # twice the warps (each warp half the stage tasks; the same integers)
-        self._sms = cupy.cuda.Device().attributes["MultiProcessorCount"]
         self._kernels: dict[tuple[bool, bool, bool, bool], Any] = {}
         self._launchers: dict[tuple[bool, bool, bool, bool], Any] = {}  # (launch.py)
-        self._none = cupy.zeros(1, cupy.int32)  # the exponent arrays of a float64 pass
-        self._no_flag = cupy.zeros(1, cupy.int32)  # the non-finite flag nobody reads
 
     def _shared_bytes(self, carry_in: bool) -> int:
         # a carried pass keeps each element's source exponent beside it (int16)
-        return self._smem + (_LINES * (self.plan.n + 8) * 2 if carry_in else 0)
+        return self._smem + (_LINES * (self.plan.n // self.cluster + 8) * 2 if carry_in else 0)
 
     def kernel_macros(
         self,
@@ -156,7 +183,7 @@ class FixedPassExecutor:
     def _wide(self, blocks: int) -> bool:
         """Whether a pass of ``blocks`` blocks runs the wide kernel (8-warp blocks, at
         most one per multiprocessor)."""
-        return self._warps == _WARPS and blocks <= self._sms
+        return self._warps == _WARPS and blocks * self.cluster <= self._sms
 
     def kernel(
         self,
@@ -212,7 +239,7 @@ class FixedPassExecutor:
             self.kernel(*key)
             launch = self._launchers[key]
         launch(
-            (blocks,),
+            (blocks * self.cluster,),
             (32 * self._warps * (2 if wide else 1),),
             (
                 x,
