@@ -202,7 +202,15 @@ def test_fused_projection_marks_missing_rates_and_beats_the_unfused_model():
     assert not b200["mma_fraction_measured"]
     assert b200["fused_ms"] == b200["parts_ms"]["tensor_int8"]
     assert [m["n"] for m in r["measured"]] == [256, 512, 1024]
-    assert r["measured"][1]["ms"] == 9.942 and r["measured"][1]["cufft_ms"] == 3.348
+    # the model's measured points are the committed results file's fftn rows
+    from pathlib import Path
+
+    results = Path(__file__).resolve().parents[1] / "bench/results/nvidia-h200/fft.json"
+    if results.exists():  # a source checkout
+        rows = {rec["n"]: rec for rec in json.loads(results.read_text()) if rec["case"] == "fftn"}
+        for m in r["measured"]:
+            assert m["ms"] == pytest.approx(rows[m["n"]]["ms"], abs=5e-4)
+            assert m["cufft_ms"] == pytest.approx(rows[m["n"]]["cufft_ms"], abs=5e-4)
     json.dumps(r)  # campaign.json-ready
 
 
@@ -218,7 +226,7 @@ def test_floors_cli_model_only(capsys, tmp_path):
     assert "## The fused fixed-point FFT model (n = 1024, fp64)" in text
     assert "| H200 SXM | 21.5 | 21.5 | 65.7 | 63.9 | 65.7 | tensor_int8 | 429 |" in text
     assert "- H200 SXM: **INT8 tensor cores-bound**: 66 ms" in text
-    assert "| 512³ | 8·8·8 | 7.99 (int32) | 9.94 | 1.24 | 3.35 |" in text
+    assert "| 512³ | 8·8·8 | 7.99 (int32) | 9.97 | 1.25 | 3.33 |" in text
     assert "unfused (Ozaki-II stages)" in text and "| B200 | 12.9 | 12.9 | 28.9 | n/a |" in text
 
 

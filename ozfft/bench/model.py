@@ -389,9 +389,9 @@ MMA_SYNC_FRACTION = MMA_SYNC_TOPS_H200 / 1979.0
 #: the measured H200 points of one run (bench/results/nvidia-h200/fft.md, 3-D c2c
 #: complex128 cubes, the kernel of docs/perf-notes.md round 5): n -> (ozfft ms, cuFFT ms)
 H200_MEASURED: dict[int, tuple[float, float]] = {
-    256: (1.340, 0.488),
-    512: (9.942, 3.348),
-    1024: (99.823, 31.776),
+    256: (1.208, 0.438),
+    512: (9.970, 3.333),
+    1024: (97.974, 31.882),
 }
 H200_MEASURED_SOURCE = "bench/results/nvidia-h200/fft.md"
 
