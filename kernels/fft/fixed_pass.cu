@@ -413,12 +413,14 @@ __device__ __forceinline__ int fx_slot1_of(int i) {
     const unsigned u = (unsigned)i;
     return fx_slot1_j((int)(u / (FX_S1 / 2))) + (int)(u % (FX_S1 / 2));
 }
-// the index of a carried element's source exponent: task jp's R1 positions side by side
-// (stage 1, task my_task of the block, reads position jp + S1 j at line XE_LS + my_task R1 + j)
+// the index of a carried element's source exponent: the R1 positions jp + S1 j of stage 1's
+// task jp side by side, by the block's own task number (jp - rank S1 / 2)
+__device__ __forceinline__ int fx_xe_task(int line, int my_task, int j) {
+    return line * FX_XE_LS + my_task * FX_R1 + j;
+}
 __device__ __forceinline__ int fx_xe(int line, int p, int rank) {
     const unsigned u = (unsigned)p;
-    return line * FX_XE_LS + ((int)(u % FX_S1) - rank * (FX_S1 / FX_CLUSTER)) * FX_R1 +
-           (int)(u / FX_S1);
+    return fx_xe_task(line, (int)(u % FX_S1) - rank * (FX_S1 / FX_CLUSTER), (int)(u / FX_S1));
 }
 // the natural output index k of the block's i-th exit element (k mod R1 in its half)
 __device__ __forceinline__ int fx_exit_k(int i, int rank) {
@@ -499,7 +501,7 @@ __device__ void fx_stage(i64 *xs, const int4 *__restrict__ frag, const u64 *or_i
                     if (j0 < R) {
                         const int slot = FIRST ? fx_slot1_j(j0) + my_task : lbase + j0 * SUFFIX;
                         const longlong2 e = *reinterpret_cast<const longlong2 *>(xs + gid * FX_LS + 2 * slot);
-                        const int ee = CONVERT == 3 ? xe[gid * FX_XE_LS + my_task * FX_R1 + j0] : 0;
+                        const int ee = CONVERT == 3 ? xe[fx_xe_task(gid, my_task, j0)] : 0;
                         v[0] = fx_stage_input<CONVERT>(e.x, s, e_in, ee);
                         v[1] = fx_stage_input<CONVERT>(e.y, s, e_in, ee);
                     }
@@ -507,8 +509,7 @@ __device__ void fx_stage(i64 *xs, const int4 *__restrict__ frag, const u64 *or_i
                         const int slot =
                             FIRST ? fx_slot1_j(j0 + 1) + my_task : lbase + (j0 + 1) * SUFFIX;
                         const longlong2 e = *reinterpret_cast<const longlong2 *>(xs + gid * FX_LS + 2 * slot);
-                        const int ee =
-                            CONVERT == 3 ? xe[gid * FX_XE_LS + my_task * FX_R1 + j0 + 1] : 0;
+                        const int ee = CONVERT == 3 ? xe[fx_xe_task(gid, my_task, j0 + 1)] : 0;
                         v[2] = fx_stage_input<CONVERT>(e.x, s, e_in, ee);
                         v[3] = fx_stage_input<CONVERT>(e.y, s, e_in, ee);
                     }

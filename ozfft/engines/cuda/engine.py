@@ -548,7 +548,7 @@ class CudaEngine(Engine):
 def _require_int8(moduli: Any) -> None:
     """The CUDA kernels run the INT8 Phase A; an FP8 residue system (moduli above 256,
     digit products) runs on the NumPy engine so far (docs/numerics.md, "FP8 accumulation")."""
-    if getattr(moduli, "phase_a", "int8") != "int8":
+    if moduli.phase_a != "int8":
         raise NotImplementedError(
             f"the CUDA engine runs the INT8 Phase A; {moduli.phase_a!r} Phase A runs on the "
             "NumPy engine only so far"

@@ -125,11 +125,14 @@ class FixedPassExecutor:
         )
         self.configure(2 if self._shareable and self._blocks_per_sm(1) == 1 else 1)
 
+    def _lines_bytes(self, cluster: int) -> int:
+        """Shared memory of a block's part of its 8 lines (int64 pairs, padded rows) when
+        ``cluster`` blocks share each line."""
+        return _LINES * (2 * self.plan.n // cluster + 2) * 8
+
     def _blocks_per_sm(self, cluster: int) -> int:
-        """Blocks per multiprocessor the shared memory allows (at most 3) when ``cluster``
-        blocks share each line."""
-        smem = _LINES * (2 * self.plan.n // cluster + 2) * 8
-        return max(1, min(3, _SMEM_PER_SM // (smem + 1024)))
+        """Blocks per multiprocessor the shared memory allows (at most 3)."""
+        return max(1, min(3, _SMEM_PER_SM // (self._lines_bytes(cluster) + 1024)))
 
     def configure(self, cluster: int) -> None:
         """Run each line on ``cluster`` blocks (1, or 2: a thread block cluster sharing the
@@ -138,7 +141,7 @@ class FixedPassExecutor:
         if cluster not in (1, 2) or (cluster == 2 and not self._shareable):
             raise ValueError(f"this pass of length {self.plan.n} cannot run on {cluster} blocks")
         self.cluster = cluster
-        self._smem = _LINES * (2 * self.plan.n // cluster + 2) * 8
+        self._smem = self._lines_bytes(cluster)
         # blocks per SM the registers should allow: as many as the shared memory does (<= 3);
         # where one block fills the shared memory it gets twice the warps instead
         blocks = self._blocks_per_sm(cluster)
@@ -146,8 +149,6 @@ class FixedPassExecutor:
         self.macros["FX_MIN_BLOCKS"] = str(blocks)
         self.macros["FX_WARPS"] = str(self._warps)
         self.macros["FX_CLUSTER"] = str(cluster)
-        # a pass of at most one block per multiprocessor is latency-bound: its blocks get
-        # twice the warps (each warp half the stage tasks; the same integers)
         self._kernels: dict[tuple[bool, bool, bool, bool], Any] = {}
         self._launchers: dict[tuple[bool, bool, bool, bool], Any] = {}  # (launch.py)
 
