@@ -253,6 +253,25 @@ def test_two_blocks_per_line_bitwise(n, rng):
         ex.configure(2)
 
 
+def test_two_blocks_per_line_refused_where_the_plan_cannot_split():
+    """configure() names the pass it cannot split: a twiddled (four-step row) pass, an odd
+    radix, or a cluster size other than 1 and 2."""
+    from ozfft.engines.cuda.fft import FixedPassExecutor
+    from ozfft.fourier.cache import get_plan
+    from ozfft.options import FFTOptions
+
+    twiddled = FixedPassExecutor(get_plan(64, FFTOptions()), twiddle=(np.ones(64, np.int64),) * 2)
+    with pytest.raises(ValueError, match=r"pass of length 64 cannot run on 2 blocks"):
+        twiddled.configure(2)
+    odd = FixedPassExecutor(get_plan(1000, FFTOptions()))  # 8 * 25 * 5: n / r1 odd
+    assert odd.cluster == 1
+    with pytest.raises(ValueError, match=r"pass of length 1000 cannot run on 2 blocks"):
+        odd.configure(2)
+    with pytest.raises(ValueError, match=r"cannot run on 3 blocks"):
+        odd.configure(3)
+    odd.configure(1)  # the one-block kernel stays available
+
+
 @pytest.mark.parametrize("wide", [False, True])
 def test_wide_and_narrow_blocks_bitwise(wide, rng):
     """Passes of at most one block per multiprocessor run twice the warps per block; both
