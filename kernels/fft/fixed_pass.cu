@@ -43,8 +43,8 @@
 #ifndef FX_LOAD_BATCH  // loads in flight per thread in the load sweep
 #define FX_LOAD_BATCH 4
 #endif
-#ifndef FX_EXIT_UNROLL  // exit sweep iterations unrolled together
-#define FX_EXIT_UNROLL 2
+#ifndef FX_EXIT_UNROLL  // exit sweep iterations unrolled together (default: all)
+#define FX_EXIT_UNROLL 64
 #endif
 #define FX_INT_MIN (-2147483647 - 1)
 #ifndef FX_WARPS
@@ -110,20 +110,21 @@ __device__ __forceinline__ i64 fx_align(i64 z, int e, int line_exp) {
 
 // z 2^e rounded once to nearest even, as float64 bits, when every nonzero z 2^e of the line
 // is a normal number (-1022 <= e and 62 + e <= 1022: fx_exit_is_normal): normalize |z| to
-// bit 63, keep 53 bits, round half to even, and add the biased exponent (a carry out of the
+// bit 62, keep 53 bits, round half to even, and add the biased exponent (a carry out of the
 // mantissa bumps the exponent, as in IEEE bit assembly).
 __device__ __forceinline__ bool fx_exit_is_normal(int e) { return e >= -1022 && e <= 960; }
 
 __device__ __forceinline__ u64 fx_from_fixed_normal(i64 z, int e) {
     const u64 sign = (u64)z & (1ull << 63);
-    const u64 m = z < 0 ? (u64)(-z) : (u64)z;
-    const int lz = __clzll((long long)m);
-    const u64 mn = m << (lz & 63);
-    const u64 q = mn >> 11;
-    const unsigned rem = (unsigned)mn & 0x7ffu;
-    const u64 up = (rem + (unsigned)(q & 1)) > 0x400u;
-    const u64 bits = ((u64)(62 - lz + e + 1023) << 52) + q + up;
-    return m ? (sign | bits) : 0;
+    const u64 m = z < 0 ? (u64)(-z) : (u64)z;  // < 2^63
+    const unsigned hi = (unsigned)(m >> 32);
+    const int top = hi ? 63 - __clz((int)hi) : 31 - __clz((int)(unsigned)m);  // -1: m = 0
+    const u64 mn = m << (62 - top);  // leading bit at 62 (0 stays 0)
+    // half to even at bit 10: + 2^9 - 1 + that bit; no carry out of bit 63
+    const u64 q = (mn + 0x1ffu + ((mn >> 10) & 1)) >> 10;  // 2^52 <= q <= 2^53 (0 for 0)
+    // the biased exponent less the one q's leading bit adds (0 for 0)
+    const unsigned field = top >= 0 ? (unsigned)(top + e + 1022) : 0u;
+    return sign | (((u64)field << 52) + q);
 }
 
 // z 2^e rounded once to nearest even, as float64 bits (any e: subnormals, overflow)
@@ -342,8 +343,8 @@ __device__ __forceinline__ void fx_line_pos(int idx, long long inner, int &line,
 // multiple of 8 (identity otherwise, and for one-stage plans where pos = k).
 #define FX_R_LAST (FX_STAGES == 1 ? FX_R1 : FX_STAGES == 2 ? FX_R2 : FX_R3)
 #define FX_SWIZZLE (FX_STAGES >= 2 && FX_R_LAST % 8 == 0)
-__device__ __forceinline__ int fx_swizzle(int pos) {
-    return FX_SWIZZLE ? pos ^ ((pos / (FX_N / FX_R1)) & 7) : pos;
+__device__ __forceinline__ int fx_swizzle(int pos) {  // pos >= 0: unsigned division
+    return FX_SWIZZLE ? (int)((unsigned)pos ^ (((unsigned)pos / (FX_N / FX_R1)) & 7u)) : pos;
 }
 
 // Two blocks per line (FX_CLUSTER 2, a thread block cluster): where 8 lines of FX_N fill a
@@ -427,6 +428,53 @@ __device__ __forceinline__ int fx_exit_k(int i, int rank) {
     if (FX_CLUSTER == 1) return i;
     const unsigned u = (unsigned)i;
     return (int)(FX_R1 * (u / (FX_R1 / 2)) + u % (FX_R1 / 2)) + rank * (FX_R1 / 2);
+}
+
+// The sweeps (load, exit) give thread t the block's elements idx = it FX_THREADS + t (it =
+// 0, 1, ...) as line and index i (fx_line_pos). Where a line takes whole iterations (a
+// strided axis: line t mod 8; or FX_THREADS dividing FX_NL), i = i_t + I with i_t of the
+// thread alone and I, the line too, fixed by `it`: in an unrolled sweep every index map below
+// is a per-thread value plus a compile-time offset.
+template <bool CONTIG>
+__device__ __forceinline__ constexpr bool fx_sweep_split() {
+    return !CONTIG || FX_NL % FX_THREADS == 0;
+}
+template <bool CONTIG>
+__device__ __forceinline__ void fx_sweep_pos(int it, int &line, unsigned &i_t, unsigned &I) {
+    const unsigned tid = threadIdx.x;
+    if (fx_sweep_split<CONTIG>()) {
+        line = CONTIG ? it * FX_THREADS / FX_NL : (int)(tid % FX_LINES);
+        i_t = CONTIG ? tid : tid / FX_LINES;
+        I = CONTIG ? it * FX_THREADS % FX_NL : it * (FX_THREADS / FX_LINES);
+    } else {
+        int i;
+        fx_line_pos(it * FX_THREADS + (int)tid, 1, line, i);
+        i_t = (unsigned)i;
+        I = 0;
+    }
+}
+// whether thread t's element after `it` lies on another line (or there is none)
+template <bool CONTIG, int ITERS>
+__device__ __forceinline__ constexpr bool fx_sweep_line_ends(int it) {
+    return !fx_sweep_split<CONTIG>() || it + 1 >= ITERS ||
+           (CONTIG && (it + 1) * FX_THREADS / FX_NL != it * FX_THREADS / FX_NL);
+}
+// fx_pos1, fx_slot1_of and fx_exit_k of i = i_t + I (two blocks per line: with r = I mod
+// (S1 / 2), resp. (r1 / 2), the maps advance by 2 (I - r) from their value at i_t + r)
+__device__ __forceinline__ int fx_pos1_at(unsigned i_t, unsigned I, int rank) {
+    if (FX_CLUSTER == 1) return (int)(i_t + I);
+    const unsigned r = I % (FX_S1 / 2);
+    return fx_pos1((int)(i_t + r), rank) + 2 * (int)(I - r);
+}
+__device__ __forceinline__ int fx_slot1_at(unsigned i_t, unsigned I) {
+    if (FX_CLUSTER == 1) return (int)(i_t + I);
+    const unsigned r = I % (FX_S1 / 2), u = i_t + r;
+    return fx_slot1_j((int)(u / (FX_S1 / 2) + (I - r) / (FX_S1 / 2))) + (int)(u % (FX_S1 / 2));
+}
+__device__ __forceinline__ unsigned fx_exit_k_at(unsigned i_t, unsigned I, int rank) {
+    if (FX_CLUSTER == 1) return i_t + I;
+    const unsigned r = I % (FX_R1 / 2);
+    return (unsigned)fx_exit_k((int)(i_t + r), rank) + 2 * (I - r);
 }
 
 __host__ __device__ constexpr int fx_ceil_log2(int r) {
@@ -605,23 +653,30 @@ __device__ __forceinline__ void fx_load(const ulonglong2 *__restrict__ in, i64 *
                                         const long long *line_base, unsigned *line_key,
                                         long long inner, long long first, long long lines,
                                         u64 conj_bit, int rank) {
-    constexpr bool WHOLE = FX_LINES * FX_NL % (FX_THREADS * FX_LOAD_BATCH) == 0;
+    constexpr int ITERS = (FX_LINES * FX_NL + FX_THREADS - 1) / FX_THREADS;
+    constexpr bool WHOLE = FX_LINES * FX_NL % FX_THREADS == 0;
     const int count = FULL ? FX_LINES * FX_NL : (int)min((long long)FX_LINES, lines - first) * FX_NL;
 #if FX_REAL_IN  // float64 reals, imaginary parts 0
     const u64 *real = reinterpret_cast<const u64 *>(in);
 #else
     const ulonglong2 *chunk = in + first * FX_N;
 #endif
-    for (int base = 0; base < FX_LINES * FX_NL; base += FX_THREADS * FX_LOAD_BATCH) {
+    unsigned key = 0;  // the largest key of the thread's elements of the current line
+    constexpr int ROUNDS = (ITERS + FX_LOAD_BATCH - 1) / FX_LOAD_BATCH;
+#pragma unroll(fx_sweep_split<CONTIG>() ? ROUNDS : 1)
+    for (int round = 0; round < ROUNDS; ++round) {
         ulonglong2 v[FX_LOAD_BATCH];
 #pragma unroll
         for (int u = 0; u < FX_LOAD_BATCH; ++u) {
-            const int idx = base + u * FX_THREADS + threadIdx.x;
-            const bool inside = WHOLE || idx < FX_LINES * FX_NL;
+            const int it = round * FX_LOAD_BATCH + u;
             v[u] = make_ulonglong2(0, 0);
-            int line, i;
-            fx_line_pos(idx, CONTIG ? 1 : inner, line, i);
-            const int j = fx_pos1(i, rank);
+            if (it >= ITERS) break;
+            const int idx = it * FX_THREADS + (int)threadIdx.x;
+            const bool inside = WHOLE || idx < FX_LINES * FX_NL;
+            int line;
+            unsigned i_t, I;
+            fx_sweep_pos<CONTIG>(it, line, i_t, I);
+            const int j = fx_pos1_at(i_t, I, rank);
             if (CONTIG) {
                 const int at = FX_CLUSTER == 1 ? idx : line * FX_N + j;  // within the run
 #if FX_REAL_IN
@@ -642,16 +697,21 @@ __device__ __forceinline__ void fx_load(const ulonglong2 *__restrict__ in, i64 *
         }
 #pragma unroll
         for (int u = 0; u < FX_LOAD_BATCH; ++u) {
-            const int idx = base + u * FX_THREADS + threadIdx.x;
-            int line, i;
-            fx_line_pos(idx, CONTIG ? 1 : inner, line, i);
-            const int j = fx_slot1_of(i);
+            const int it = round * FX_LOAD_BATCH + u;
+            if (it >= ITERS) break;
+            const int idx = it * FX_THREADS + (int)threadIdx.x;
+            int line;
+            unsigned i_t, I;
+            fx_sweep_pos<CONTIG>(it, line, i_t, I);
             v[u].y ^= conj_bit;  // conj(x): the imaginary part's sign bit (exact, -0 included)
             if (WHOLE || idx < FX_LINES * FX_NL)
-                *reinterpret_cast<ulonglong2 *>(xs + line * FX_LS + 2 * j) = v[u];
-            const unsigned key = max((unsigned)(v[u].x >> 32) & 0x7fffffffu,
-                                     (unsigned)(v[u].y >> 32) & 0x7fffffffu);
-            fx_line_max(key, line, line_key, CONTIG);
+                *reinterpret_cast<ulonglong2 *>(xs + line * FX_LS + 2 * fx_slot1_at(i_t, I)) = v[u];
+            key = max(key, max((unsigned)(v[u].x >> 32) & 0x7fffffffu,
+                               (unsigned)(v[u].y >> 32) & 0x7fffffffu));
+            if (fx_sweep_line_ends<CONTIG, ITERS>(it)) {
+                fx_line_max(key, line, line_key, CONTIG);
+                key = 0;
+            }
         }
     }
 }
@@ -660,71 +720,114 @@ __device__ __forceinline__ void fx_load(const ulonglong2 *__restrict__ in, i64 *
 // pass and, per element, that pass's line exponent e (exps_in[pbase + j q]); keeps z in xs and
 // e in xe, and per line E = max(bitlen(|z_re| | |z_im|) + e) over nonzero elements (the frexp
 // exponent of z 2^e) into line_exp.
+template <bool CONTIG>
 __device__ __forceinline__ void fx_load_carried(const ulonglong2 *__restrict__ in, i64 *xs,
                                                 short *xe, const int *__restrict__ exps_in,
                                                 const long long *line_base,
                                                 const long long *line_pbase, long long p_q,
                                                 int *line_exp, long long inner, int rank) {
-    for (int base = 0; base < FX_LINES * FX_NL; base += FX_THREADS * FX_LOAD_BATCH) {
+    constexpr int ITERS = (FX_LINES * FX_NL + FX_THREADS - 1) / FX_THREADS;
+    int key = FX_INT_MIN;  // the largest key of the thread's elements of the current line
+    constexpr int ROUNDS = (ITERS + FX_LOAD_BATCH - 1) / FX_LOAD_BATCH;
+#pragma unroll(fx_sweep_split<CONTIG>() ? ROUNDS : 1)
+    for (int round = 0; round < ROUNDS; ++round) {
         ulonglong2 v[FX_LOAD_BATCH];
         int e[FX_LOAD_BATCH];
 #pragma unroll
         for (int u = 0; u < FX_LOAD_BATCH; ++u) {  // the loads of the batch in flight together
-            const int idx = base + u * FX_THREADS + threadIdx.x;
-            int line, i;
-            fx_line_pos(idx, inner, line, i);
-            const int j = fx_pos1(i, rank);
+            const int it = round * FX_LOAD_BATCH + u;
             v[u] = make_ulonglong2(0, 0);
             e[u] = 0;
+            if (it >= ITERS) break;
+            const int idx = it * FX_THREADS + (int)threadIdx.x;
+            int line;
+            unsigned i_t, I;
+            fx_sweep_pos<CONTIG>(it, line, i_t, I);
+            const int j = fx_pos1_at(i_t, I, rank);
             if (idx < FX_LINES * FX_NL && line_base[line] >= 0) {
-                v[u] = in[line_base[line] + (long long)j * inner];
+                v[u] = in[line_base[line] + (CONTIG ? (long long)j : (long long)j * inner)];
                 e[u] = exps_in[line_pbase[line] + (long long)j * p_q];
             }
         }
 #pragma unroll
         for (int u = 0; u < FX_LOAD_BATCH; ++u) {
-            const int idx = base + u * FX_THREADS + threadIdx.x;
-            int line, i;
-            fx_line_pos(idx, inner, line, i);
-            const int j = fx_pos1(i, rank);
-            int key = FX_INT_MIN;
+            const int it = round * FX_LOAD_BATCH + u;
+            if (it >= ITERS) break;
+            const int idx = it * FX_THREADS + (int)threadIdx.x;
+            int line;
+            unsigned i_t, I;
+            fx_sweep_pos<CONTIG>(it, line, i_t, I);
+            const int j = fx_pos1_at(i_t, I, rank);
             if (idx < FX_LINES * FX_NL) {
-                *reinterpret_cast<ulonglong2 *>(xs + line * FX_LS + 2 * fx_slot1_of(i)) = v[u];
+                *reinterpret_cast<ulonglong2 *>(xs + line * FX_LS + 2 * fx_slot1_at(i_t, I)) = v[u];
                 xe[fx_xe(line, j, rank)] = (short)e[u];
                 const i64 zr = (i64)v[u].x, zi = (i64)v[u].y;
                 const u64 m = (u64)(zr < 0 ? -zr : zr) | (u64)(zi < 0 ? -zi : zi);
-                if (m) key = fx_bitlen(m) + e[u];
+                if (m) key = max(key, fx_bitlen(m) + e[u]);
             }
-            fx_line_max(key, line, line_exp, inner == 1);
+            if (fx_sweep_line_ends<CONTIG, ITERS>(it)) {
+                fx_line_max(key, line, line_exp, CONTIG);
+                key = FX_INT_MIN;
+            }
         }
     }
 }
 
+// The last stage's position of output k before the swizzle, (k1 r2 + k2) r3 + k3 (as an
+// arithmetic formula of k, so that fx_exit_pos(k + D m) = fx_exit_pos(k) + m for D = FX_N /
+// r_last: k3 is the last digit)
+#define FX_EXIT_D (FX_N / FX_R_LAST)
+__device__ __forceinline__ unsigned fx_exit_pos(unsigned k) {
+    const unsigned k23 = k / FX_R1;
+    return FX_STAGES == 1 ? k : ((k % FX_R1) * FX_R2 + k23 % FX_R2) * FX_R3 + k23 / FX_R2;
+}
+
 // The exit sweep: fixed point to float64 bits, natural order, one 16-byte store per element.
-template <bool NORMAL, bool CARRY = false>  // CARRY: the fixed-point parts as they are
+// CONTIG: the output's lines are contiguous (inner == 1). Threads walk natural k (coalesced
+// stores; the block's half of every R1 consecutive k with two blocks per line) and read the
+// last stage's swizzled positions. The loop is unrolled (the general conversion, for lines
+// with subnormal or overflowing results, is not) so that thread t's element of iteration
+// `it` is a per-thread part (of t alone) plus a compile-time offset: index i = i_t + I, k =
+// k(i_t + r) + K with r = I mod (r1 / 2) (two blocks per line; else r = 0, K = I), and the
+// position fx_exit_pos(k(i_t + r) + K mod D) + K / D.
+template <bool NORMAL, bool CARRY, bool CONTIG>  // CARRY: the fixed-point parts as they are
 __device__ __forceinline__ void fx_exit(const i64 *xs, ulonglong2 *__restrict__ out,
                                         const long long *line_base, const int *line_exp,
                                         long long inner, int out_n, int rank) {
-    // `line_base` and `inner` of the output (a transposed output walks the lines' k across);
-    // threads walk natural k (coalesced stores; the block's half of every R1 consecutive k
-    // with two blocks per line) and read the last stage's swizzled positions
-    FX_PRAGMA_UNROLL(FX_EXIT_UNROLL)
-    for (int idx = threadIdx.x; idx < FX_LINES * FX_NL; idx += FX_THREADS) {
-        int line, i;
-        fx_line_pos(idx, inner, line, i);
-        const int k = fx_exit_k(i, rank);
+    // `line_base` and `inner` of the output (a transposed output walks the lines' k across)
+    constexpr int ITERS = (FX_LINES * FX_NL + FX_THREADS - 1) / FX_THREADS;
+    constexpr int UNROLL = !(NORMAL || CARRY) ? 1 : fx_sweep_split<CONTIG>() ? FX_EXIT_UNROLL : 2;
+#pragma unroll UNROLL
+    for (int it = 0; it < ITERS; ++it) {
+        if (FX_LINES * FX_NL % FX_THREADS != 0 && it * FX_THREADS + (int)threadIdx.x >= FX_LINES * FX_NL)
+            break;
+        int line;
+        unsigned i_t, I;
+        fx_sweep_pos<CONTIG>(it, line, i_t, I);
+        const unsigned k = fx_exit_k_at(i_t, I, rank);
+        const unsigned K = FX_CLUSTER == 1 ? I : 2 * (I - I % (FX_R1 / 2));  // k - k(i_t + r)
+        const unsigned pos_raw = fx_exit_pos(k - K + K % FX_EXIT_D) + K / FX_EXIT_D;
         const long long b = line_base[line];
-        if (b < 0 || k >= out_n) continue;  // a cropped (real-input) output keeps k < out_n
-        const int k1 = k % FX_R1, k23 = k / FX_R1;
-        const int k2 = k23 % FX_R2, k3 = k23 / FX_R2;
-        const int pos = fx_swizzle((k1 * FX_R2 + k2) * FX_R3 + k3) - rank * FX_NL;
+        if (b < 0 || k >= (unsigned)out_n) continue;  // a cropped (real-input) output keeps k < out_n
+        const int pos = fx_swizzle((int)pos_raw) - rank * FX_NL;
         const int e = line_exp[line];
         const longlong2 z = *reinterpret_cast<const longlong2 *>(xs + line * FX_LS + 2 * pos);
-        out[b + (long long)k * inner] =
+        out[b + (CONTIG ? (long long)k : (long long)k * inner)] =
             CARRY    ? make_ulonglong2((u64)z.x, (u64)z.y)
             : NORMAL ? make_ulonglong2(fx_from_fixed_normal(z.x, e), fx_from_fixed_normal(z.y, e))
                      : make_ulonglong2(fx_from_fixed(z.x, e), fx_from_fixed(z.y, e));
     }
+}
+
+// fx_exit for the output's layout
+template <bool NORMAL, bool CARRY = false>
+__device__ __forceinline__ void fx_exit_any(const i64 *xs, ulonglong2 *__restrict__ out,
+                                            const long long *line_base, const int *line_exp,
+                                            long long inner, int out_n, int rank) {
+    if (inner == 1)
+        fx_exit<NORMAL, CARRY, true>(xs, out, line_base, line_exp, inner, out_n, rank);
+    else
+        fx_exit<NORMAL, CARRY, false>(xs, out, line_base, line_exp, inner, out_n, rank);
 }
 
 #if FX_CLUSTER > 1
@@ -849,7 +952,12 @@ extern "C" __global__ void FX_CLUSTER_DIMS __launch_bounds__(FX_THREADS, FX_MIN_
     // The largest |bits| >> 32 of a line (the float order on magnitudes) gives E when it is a
     // normal number; lines whose largest component is subnormal or zero take a second sweep.
 #if FX_CARRY_IN
-    fx_load_carried(in, xs, xe, exps_in, line_base, line_pbase, p_q, line_part, inner, rank);
+    if (inner == 1)
+        fx_load_carried<true>(in, xs, xe, exps_in, line_base, line_pbase, p_q, line_part, inner,
+                              rank);
+    else
+        fx_load_carried<false>(in, xs, xe, exps_in, line_base, line_pbase, p_q, line_part, inner,
+                               rank);
     fx_cluster_sync();
     if (threadIdx.x < FX_LINES) {
         int e = line_part[threadIdx.x];
@@ -1003,15 +1111,15 @@ extern "C" __global__ void FX_CLUSTER_DIMS __launch_bounds__(FX_THREADS, FX_MIN_
     // a carried pass: the parts in natural order, the exponent of each line beside them
     if (threadIdx.x < FX_LINES && first + threadIdx.x < lines)
         exps_out[first + threadIdx.x] = line_exp[threadIdx.x];
-    fx_exit<true, true>(xs, out, line_obase, line_exp, out_inner, out_n, rank);
+    fx_exit_any<true, true>(xs, out, line_obase, line_exp, out_inner, out_n, rank);
 #else
     bool all_normal = true;
 #pragma unroll
     for (int l = 0; l < FX_LINES; ++l) all_normal &= fx_exit_is_normal(line_exp[l]);
     if (all_normal)
-        fx_exit<true>(xs, out, line_obase, line_exp, out_inner, out_n, rank);
+        fx_exit_any<true>(xs, out, line_obase, line_exp, out_inner, out_n, rank);
     else
-        fx_exit<false>(xs, out, line_obase, line_exp, out_inner, out_n, rank);
+        fx_exit_any<false>(xs, out, line_obase, line_exp, out_inner, out_n, rank);
 #endif
 #if FX_CLUSTER > 1 && FX_STAGES >= 3
     fx_cluster_wait();  // the other block has read this one's shared memory for the last time

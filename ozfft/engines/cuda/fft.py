@@ -178,7 +178,7 @@ class FixedPassExecutor:
         # round of 16, two or three blocks (128 or 85 registers) take 8 without spilling
         # (docs/perf-notes.md, round 5)
         alone = macros["FX_MIN_BLOCKS"] == "1"
-        macros.update(FX_LOAD_BATCH="16" if alone else "8", FX_EXIT_UNROLL="2")
+        macros.update(FX_LOAD_BATCH="16" if alone else "8")
         return macros
 
     def _wide(self, blocks: int) -> bool:
