@@ -387,11 +387,11 @@ MMA_SYNC_TOPS_H200 = 515.0
 MMA_SYNC_FRACTION = MMA_SYNC_TOPS_H200 / 1979.0
 
 #: the measured H200 points of one run (bench/results/nvidia-h200/fft.md, 3-D c2c
-#: complex128 cubes, the kernel of docs/perf-notes.md round 5): n -> (ozfft ms, cuFFT ms)
+#: complex128 cubes, the kernel of docs/perf-notes.md round 7): n -> (ozfft ms, cuFFT ms)
 H200_MEASURED: dict[int, tuple[float, float]] = {
-    256: (1.208, 0.438),
-    512: (9.970, 3.333),
-    1024: (97.974, 31.882),
+    256: (1.1712, 0.4425),
+    512: (9.5510, 3.3276),
+    1024: (92.4553, 31.8508),
 }
 H200_MEASURED_SOURCE = "bench/results/nvidia-h200/fft.md"
 
