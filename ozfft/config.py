@@ -12,6 +12,10 @@
 ``OZFFT_WORKSPACE``    cap, in bytes, on the CUDA engine's GEMM workspace (default:
                        half the free device memory); smaller caps give narrower
                        column blocks
+``OZFFT_PHASE_A``      Phase A arithmetic when a call passes no ``phase_a=``: ``int8``,
+                       ``fp8`` or ``auto`` (default ``auto``: INT8 on the NumPy engine
+                       and where a GPU's dense INT8 rate is at least its FP8 rate,
+                       FP8 where INT8 is cut; ``ozfft.engines.select.resolve_phase_a``)
 =====================  ==============================================================
 """
 
@@ -21,14 +25,20 @@ import os
 from pathlib import Path
 
 __all__ = [
+    "PHASE_A_CHOICES",
     "cache_dir",
     "forced_engine",
     "log_level",
+    "phase_a_default",
     "phase_b_chunk",
     "plan_cache_size",
     "plan_memory_limit",
     "workspace_limit",
 ]
+
+
+#: the values of ``phase_a=`` and ``OZFFT_PHASE_A``
+PHASE_A_CHOICES = ("int8", "fp8", "auto")
 
 
 def forced_engine() -> str | None:
@@ -52,6 +62,18 @@ def log_level() -> str | None:
     """Level name for the ``ozfft`` logger, if set."""
     value = os.environ.get("OZFFT_LOG_LEVEL")
     return value.upper() if value else None
+
+
+def phase_a_default() -> str:
+    """The Phase A asked for when a call passes ``phase_a=None``: ``OZFFT_PHASE_A``
+    (``"int8"``, ``"fp8"`` or ``"auto"``, case-insensitive), ``"auto"`` when unset."""
+    value = os.environ.get("OZFFT_PHASE_A", "").strip().lower()
+    if not value:
+        return "auto"
+    if value not in PHASE_A_CHOICES:
+        choices = ", ".join(repr(c) for c in PHASE_A_CHOICES)
+        raise ValueError(f"OZFFT_PHASE_A must be one of {choices}, not {value!r}")
+    return value
 
 
 def phase_b_chunk() -> int:

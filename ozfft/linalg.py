@@ -10,11 +10,17 @@ from typing import Any
 import numpy as np
 
 from .engines.base import Engine
-from .engines.select import engine_for
+from .engines.select import engine_for, resolve_phase_a
 from .errors import UnsupportedDTypeError
 from .options import OzakiOptions
 from .profiling import phase
-from .scheme.gemm import MatmulPlan, emulated_matmul, guaranteed_matmul, plan_matmul
+from .scheme.gemm import (
+    MatmulPlan,
+    emulated_matmul,
+    fp8_system_for,
+    guaranteed_matmul,
+    plan_matmul,
+)
 
 __all__ = ["SUPPORTED_DTYPES", "MatmulPlan", "matmul", "matmul_plan"]
 
@@ -90,6 +96,7 @@ def matmul(
     precision: str = "fp64",
     moduli: int | None = None,
     mode: str = "fast",
+    phase_a: str | None = None,
 ) -> Any:
     """Matrix product ``a @ b`` computed exactly on INT8 residues (Ozaki scheme II),
     with a componentwise error no worse than the native routine's standard bound.
@@ -118,6 +125,22 @@ def matmul(
         Scaling rule: ``"fast"`` bounds each row's products by Cauchy–Schwarz;
         ``"accurate"`` runs an extra small integer GEMM for a tighter bound (more bits
         kept per entry, so fewer calls need more moduli).
+    phase_a : {"int8", "fp8", "auto"}, optional
+        The arithmetic of Phase A (the exact residue products). ``"int8"``: one INT8
+        product per modulus. ``"fp8"``: residues modulo FP8 moduli ``s**2``, ``s**3``
+        split into e4m3 digits (``|digit| <= 16``), 3 or 6 digit products per modulus
+        (docs/numerics.md, "FP8 accumulation"); a count of INT8 moduli, the one the
+        guarantee picks or an explicit ``moduli=``, stands for its bits: the FP8 moduli
+        with at least ``log2`` of those INT8 moduli's product, and the same scaling, so
+        the result is bitwise that of ``"int8"`` (except where ``"int8"`` would need 19
+        or 20 moduli: FP8 moduli reach 141 bits, the bits of 18, so the guarantee splits
+        sooner; ``moduli=`` above 18 raises ``ValueError``). ``"auto"``: INT8 on the
+        NumPy engine and on GPUs whose dense INT8 rate is at least their FP8 rate, FP8
+        where INT8 is cut (compute capability 10.3, Blackwell Ultra, and later).
+        Default ``None``: the ``OZFFT_PHASE_A`` environment variable, else ``"auto"``.
+        The NumPy engine computes FP8 digit products exactly, the CUDA engine on e4m3
+        ``mma.sync`` with FP32 sums k-blocked below ``2**24`` (``DeviceUnavailableError``
+        on a GPU without FP8 tensor cores, compute capability below 8.9).
 
     Returns
     -------
@@ -137,7 +160,8 @@ def matmul(
         strings, datetimes).
     ValueError
         Mismatched core dimensions, unbroadcastable batches, a 0-d operand, bad
-        ``precision``, ``moduli`` or ``mode``.
+        ``precision``, ``moduli``, ``mode`` or ``phase_a`` (or ``OZFFT_PHASE_A``), or
+        ``moduli`` above 18 with FP8 Phase A.
     TypeError
         ``moduli`` is not an integer; numpy and cupy operands are mixed.
 
@@ -177,8 +201,9 @@ def matmul(
     >>> ozfft.linalg.matmul_plan(a, a).describe()
     '16'
     """
-    options = OzakiOptions(precision=precision, moduli=moduli, mode=mode)
+    options = OzakiOptions(precision=precision, moduli=moduli, mode=mode, phase_a=phase_a)
     engine, a, b, out_dtype, exact_bits, squeeze, batch = _prepare(a, b)
+    phase_kind = _phase_a(options, engine)
     xp = engine.xp
     m, k = a.shape[-2:]
     n = b.shape[-1]
@@ -188,17 +213,32 @@ def matmul(
     else:
         a = xp.broadcast_to(a.astype(compute, copy=False), (*batch, m, k))
         b = xp.broadcast_to(b.astype(compute, copy=False), (*batch, k, n))
-        out = _compute(engine, a, b, options, out_dtype, exact_bits)
+        out = _compute(engine, a, b, options, phase_kind, out_dtype, exact_bits)
     for axis in squeeze:
         out = out.squeeze(axis) if out.shape[axis] == 1 else out
     return out
 
 
-def _compute(engine: Engine, a, b, options: OzakiOptions, out_dtype, exact_bits):
+def _phase_a(options: OzakiOptions, engine: Engine) -> str:
+    """The call's Phase A, ``"int8"`` or ``"fp8"`` (resolved for the engine); an explicit
+    count of moduli that FP8 moduli cannot stand for is refused before any work."""
+    kind = resolve_phase_a(options.phase_a, engine)
+    if kind == "fp8" and options.moduli is not None:
+        fp8_system_for(options.moduli)
+    return kind
+
+
+def _compute(engine: Engine, a, b, options: OzakiOptions, phase_kind: str, out_dtype, exact_bits):
     if options.moduli is not None:  # explicit count: no guarantee
         engine_dtype = np.float32 if out_dtype == np.float16 else out_dtype
         out = emulated_matmul(
-            engine, a, b, num_moduli=options.moduli, mode=options.mode, out_dtype=engine_dtype
+            engine,
+            a,
+            b,
+            num_moduli=options.moduli,
+            mode=options.mode,
+            out_dtype=engine_dtype,
+            phase_a=phase_kind,
         )
         return out.astype(out_dtype, copy=False)
     clock = engine.clock()
@@ -218,6 +258,7 @@ def _compute(engine: Engine, a, b, options: OzakiOptions, out_dtype, exact_bits)
         out_bits=_significand_bits(out_dtype),
         exact_bits=exact_bits,
         timer=timer,
+        phase_a=phase_kind,
     )
     if plan.native:  # in the compute dtype (float64 / complex128), rounded once below
         with phase("native", clock):
@@ -233,19 +274,25 @@ def matmul_plan(
     precision: str = "fp64",
     moduli: int | None = None,
     mode: str = "fast",
+    phase_a: str | None = None,
 ) -> MatmulPlan:
     """What :func:`matmul` does for these operands and options, without computing the
     product: the moduli count per exact product, whether A and/or B are split into hi
     and lo parts, or whether the native routine runs (``plan.describe()`` gives a short
-    form: ``"16"``, ``"19"``, ``"16 x4 (a and b split)"``, ``"native"``)."""
-    options = OzakiOptions(precision=precision, moduli=moduli, mode=mode)
+    form: ``"16"``, ``"19"``, ``"16 x4 (a and b split)"``, ``"native"``; with FP8 Phase
+    A the FP8 moduli's bits, ``"fp8 127 bits"``, and ``plan.phase_a`` says which ran,
+    ``plan.system`` on which moduli)."""
+    options = OzakiOptions(precision=precision, moduli=moduli, mode=mode, phase_a=phase_a)
     engine, a, b, out_dtype, exact_bits, _, batch = _prepare(a, b)
+    phase_kind = _phase_a(options, engine)
     if options.moduli is not None:
-        return MatmulPlan(options.moduli, guaranteed=False, reason="explicit moduli=")
+        return MatmulPlan(
+            options.moduli, guaranteed=False, reason="explicit moduli=", phase_a=phase_kind
+        )
     m, k = a.shape[-2:]
     n = b.shape[-1]
     if 0 in (*batch, m, n, k):
-        return MatmulPlan(options.num_moduli, reason="empty product")
+        return MatmulPlan(options.num_moduli, reason="empty product", phase_a=phase_kind)
     xp = engine.xp
     compute = np.complex128 if out_dtype.kind == "c" else np.float64
     a = engine.prepare_operand(xp.broadcast_to(a.astype(compute, copy=False), (*batch, m, k)))
@@ -259,5 +306,6 @@ def matmul_plan(
         mode=options.mode,
         out_bits=_significand_bits(out_dtype),
         exact_bits=exact_bits,
+        phase_a=phase_kind,
     )
     return plan

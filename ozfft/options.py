@@ -11,14 +11,23 @@ import operator
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from .config import PHASE_A_CHOICES
 from .ozaki.bounds import PRECISIONS, default_fft_moduli, default_moduli
 from .ozaki.moduli import MAX_MODULI, MIN_MODULI
 
-__all__ = ["MODES", "PRECISIONS", "FFTOptions", "GemmOptions", "OzakiOptions"]
+__all__ = [
+    "MODES",
+    "PHASE_A_CHOICES",
+    "PRECISIONS",
+    "FFTOptions",
+    "GemmOptions",
+    "OzakiOptions",
+]
 
 MODES = ("fast", "accurate")
 Precision = Literal["fp64", "fp32"]
 Mode = Literal["fast", "accurate"]
+PhaseA = Literal["int8", "fp8", "auto"]
 
 
 def _check_precision(precision: str) -> None:
@@ -36,6 +45,13 @@ def _check_moduli(moduli: int | None) -> None:
         )
     if not MIN_MODULI <= moduli <= MAX_MODULI:
         raise ValueError(f"moduli must be between {MIN_MODULI} and {MAX_MODULI}, got {moduli}")
+
+
+def _check_phase_a(phase_a: str | None) -> None:
+    """``None`` (the ``OZFFT_PHASE_A`` default) or one of :data:`PHASE_A_CHOICES`."""
+    if phase_a is not None and (not isinstance(phase_a, str) or phase_a not in PHASE_A_CHOICES):
+        choices = ", ".join(repr(c) for c in PHASE_A_CHOICES)
+        raise ValueError(f"phase_a must be one of {choices} or None, got {phase_a!r}")
 
 
 def _integer_scalar(value: Any) -> Any:
@@ -59,11 +75,17 @@ class OzakiOptions:
     accepted), which turns the guarantee off, or ``None``: chosen per call, starting
     from the precision's default (docs/numerics.md, "The accuracy guarantee of matmul").
     mode: ``"fast"`` (Cauchy–Schwarz scaling) or ``"accurate"`` (extra bounding GEMM).
+    phase_a: the arithmetic of Phase A, ``"int8"``, ``"fp8"`` or ``"auto"`` (by engine and
+    device, :func:`ozfft.engines.select.resolve_phase_a`), or ``None``: ``OZFFT_PHASE_A``
+    (default ``"auto"``). With ``"fp8"`` a count of INT8 moduli (``moduli``, or the one
+    the guarantee picks) stands for its bits: the FP8 residue system with at least
+    ``log2`` of those moduli's product (at most 18 of them, 141 bits).
     """
 
     precision: Precision = "fp64"
     moduli: int | None = None
     mode: Mode = "fast"
+    phase_a: PhaseA | None = None
 
     def __post_init__(self) -> None:
         _check_precision(self.precision)
@@ -71,6 +93,7 @@ class OzakiOptions:
             raise ValueError(f"mode must be one of {MODES}, got {self.mode!r}")
         object.__setattr__(self, "moduli", _integer_scalar(self.moduli))
         _check_moduli(self.moduli)
+        _check_phase_a(self.phase_a)
 
     @property
     def num_moduli(self) -> int:
@@ -100,14 +123,19 @@ class FFTOptions:
     moduli: ``None`` lets the planner choose the scheme per length (fixed-point digit
     stages where they apply, see docs/numerics.md); an int ``2..20`` forces the Ozaki-II
     stage path with that many moduli.
+    phase_a: the arithmetic of Phase A, ``"int8"``, ``"fp8"`` or ``"auto"``, or ``None``:
+    ``OZFFT_PHASE_A`` (default ``"auto"``). The transform's result does not depend on it
+    (docs/numerics.md, "FP8 Phase A of the FFT").
     """
 
     precision: Precision = "fp64"
     moduli: int | None = None
+    phase_a: PhaseA | None = None
 
     def __post_init__(self) -> None:
         _check_precision(self.precision)
         _check_moduli(self.moduli)
+        _check_phase_a(self.phase_a)
 
     @property
     def num_moduli(self) -> int:

@@ -14,6 +14,13 @@ that the next backend (scipy's own, where registered) answers, for:
   functions raise this error instead;
 - a ``plan`` that is not an :class:`ozfft.fourier.planner.Plan`.
 
+scipy's functions have no ``precision``, ``moduli`` or ``phase_a`` keywords, so calls
+answered here take ozfft's defaults, with the environment's say where ozfft has one:
+``OZFFT_PHASE_A`` (``int8``, ``fp8``, ``auto``; :func:`ozfft.config.phase_a_default`) picks
+the arithmetic of the exact products, as for ``ozfft.fft(..., phase_a=None)`` (the result
+does not depend on it); an ozfft plan passed as ``plan=`` brings its own precision and
+moduli.
+
 Use it for a block (``with scipy.fft.set_backend(ozfft.scipy_backend): ...``) or for
 the whole program (``scipy.fft.set_global_backend(ozfft.scipy_backend)`` together with
 ``scipy.fft.register_backend("scipy")``, so that scipy answers what ozfft hands back).

@@ -188,6 +188,25 @@ def test_fused_projection_for_h200_by_hand():
     assert p512["fused_ms"] == pytest.approx(7.99, abs=0.01) and p512["binding"] == "int32"
 
 
+def test_fused_projection_takes_fp8_where_int8_is_cut():
+    # B300: no dense INT8 in its source, 4500 T dense FP8: Phase A on FP8, four e4m3
+    # products per INT8 one (docs/numerics.md, "FP8 Phase A of the FFT")
+    b300 = next(g for g in model.GPUS if g.name == "B300")
+    p = model.project_fused(b300)
+    assert p["phase_a"] == "fp8" and "tensor_int8" not in p["parts_ms"]
+    work = 3 * 2**30
+    fp8 = work * 4 * (2 * 2624 + 5248) / (4500e12 * model.MMA_SYNC_FRACTION) * 1e3
+    assert p["parts_ms"]["tensor_fp8"] == pytest.approx(fp8) and p["binding"] == "tensor_fp8"
+    # equal INT8 and FP8 peaks (Hopper, B200): INT8, a quarter of the tensor work
+    for name in ("H200 SXM", "B200"):
+        q = model.project_fused(next(g for g in model.GPUS if g.name == name))
+        assert q["phase_a"] == "int8" and "tensor_fp8" not in q["parts_ms"]
+    from ozfft.bench.report import _gpu_sentence, _tensor_cell
+
+    assert _tensor_cell(p["parts_ms"]) == f"{fp8:.1f} (FP8)"
+    assert f"FP8 tensor {fp8:.1f} ms" in _gpu_sentence(p)
+
+
 def test_fused_projection_marks_missing_rates_and_beats_the_unfused_model():
     r = floors_result(None)
     by_name = {p["gpu"]: p for p in r["projections"]}
@@ -574,6 +593,11 @@ def test_fft_cases_shapes_and_reference_rule():
     # roof: one read and one write per transformed axis
     assert fft_bench.roof_ms(cases["fftn"], 3, 100, 100, 1e3) == pytest.approx(3 * 200)
     assert fft_bench.roof_ms(cases["fft2"], 3, 100, 100, 1e3) == pytest.approx(2 * 200)
+    # rows of an FP8 Phase A name it; INT8 rows (and records from before phase_a) do not
+    rec = {"case": "fftn", "shape": [8, 8, 8], "ms": 2.0, "cufft_ms": 1.0}
+    assert fft_bench.row(rec).startswith("| fftn | 8x8x8 | 2.000 | 1.000 | 2.00 |")
+    assert fft_bench.row(dict(rec, phase_a="int8")) == fft_bench.row(rec)
+    assert fft_bench.row(dict(rec, phase_a="fp8")).startswith("| fftn (fp8) | 8x8x8 |")
     assert fft_bench.roof_ms(cases["fft"], 1, 100, 100, 1e3) == pytest.approx(200)
 
 

@@ -85,6 +85,21 @@ def test_bench_gemm_shapes_are_validated(capsys):
     assert "shape must be N or MxNxK" in capsys.readouterr().err
 
 
+def test_bench_gemm_takes_phase_a(capsys):
+    from ozfft.bench.gemm import row
+    from ozfft.cli import build_parser
+
+    assert build_parser().parse_args(["bench", "gemm"]).phase_a == [None]
+    args = build_parser().parse_args(["bench", "gemm", "--phase-a", "fp8", "int8"])
+    assert args.phase_a == ["fp8", "int8"]
+    with pytest.raises(SystemExit):
+        main(["bench", "gemm", "--phase-a", "int4"])
+    assert "invalid choice: 'int4'" in capsys.readouterr().err
+    rec = {"op": "dgemm", "m": 8, "n": 8, "k": 8, "moduli": 15, "mode": "fast"}
+    assert row(rec).startswith("| dgemm | 8 |") and row(dict(rec, phase_a="int8")) == row(rec)
+    assert row(dict(rec, phase_a="fp8")).startswith("| dgemm (fp8) | 8 |")
+
+
 @pytest.mark.skipif(importlib.util.find_spec("cupy") is not None, reason="cupy is installed")
 def test_bench_gemm_without_gpu_says_why(capsys):
     assert main(["bench", "gemm", "--shapes", "64"]) == 2
@@ -142,6 +157,7 @@ def test_bench_numpy_gemm_rejects_bad_sizes(capsys, tmp_path):
         (["--cases", "dct"], "invalid choice: 'dct'"),
         (["--cases", "fft2", "--fft2-shapes", "1024"], "shape must be like 64x1024x1024"),
         (["--fft2-shapes", "64x0x8"], "shape must be like 64x1024x1024"),
+        (["--phase-a", "fp4"], "invalid choice: 'fp4'"),
     ],
 )
 def test_bench_fft_arguments_are_validated(capsys, argv, message):
@@ -160,6 +176,9 @@ def test_bench_fft_accepts_the_campaign_table_options():
     assert args.cases == ["fftn", "rfftn", "fft2", "fft"] and args.sizes == [64, 128]
     assert args.fft2_shapes == [(64, 1024, 1024)] and args.lengths == [2**18, 2**20]
     assert args.max_error_size == 128 and args.max_error_length == 2**20
+    assert args.phase_a == [None]  # OZFFT_PHASE_A, else auto
+    args = build_parser().parse_args(["bench", "fft", "--phase-a", "int8", "fp8"])
+    assert args.phase_a == ["int8", "fp8"]
 
 
 def _run_module(module: str, *argv: str) -> subprocess.CompletedProcess:

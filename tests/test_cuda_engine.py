@@ -218,16 +218,27 @@ def test_engine_gemm_workspace():
     assert engine.device_key() == ("cuda", cp.cuda.Device().id)
 
 
-def test_cuda_engine_refuses_an_fp8_residue_system():
-    """The CUDA kernels run the INT8 Phase A: given an FP8 system (moduli above 256, digit
-    products), residues and exact_product say so instead of computing with INT8 rules."""
+def test_cuda_engine_takes_an_fp8_residue_system_with_fp8_tensor_cores():
+    """Given an FP8 system (moduli above 256, digit products), residues and exact_product
+    run the FP8 Phase A (tests/test_cuda_fp8_gemm.py) where the GPU has FP8 tensor cores
+    (compute capability 8.9 on) and say it has none before; the FFT's integer residues
+    stay INT8 and refuse it instead of computing with INT8 rules."""
+    from ozfft.engines.base import compute_capability
     from ozfft.engines.select import cuda_engine
     from ozfft.ozaki.residue_system import fp8_system
 
     engine, system = cuda_engine(), fp8_system(94)
     x = cp.ones((4, 8))
     shift = cp.zeros(4, cp.int32)
+    if compute_capability() < (8, 9):
+        with pytest.raises(ozfft.errors.DeviceUnavailableError, match="no FP8"):
+            engine.residues(x, shift, system)
+        with pytest.raises(ozfft.errors.DeviceUnavailableError, match="no FP8"):
+            engine.exact_product(None, None, shift, shift, system, cp.float64)
+    else:
+        r = engine.residues(x, shift, system)
+        got = engine.exact_product(r, r, shift, shift, system, cp.float64)
+        np.testing.assert_array_equal(cp.asnumpy(got), np.full((4, 4), 8.0))
+    ones = np.ones((2, 3), np.int64)
     with pytest.raises(NotImplementedError, match="'fp8' Phase A runs on the NumPy engine"):
-        engine.residues(x, shift, system)
-    with pytest.raises(NotImplementedError, match="'fp8' Phase A runs on the NumPy engine"):
-        engine.exact_product(None, None, shift, shift, system, cp.float64)
+        engine.integer_residues(ones, ones, system)

@@ -204,6 +204,48 @@ def test_fused_kernel_has_no_fp64_arithmetic():
             assert "IMMA" in sass  # the stages run on INT8 tensor cores
             fp64 = re.findall(r"\b(D(?:FMA|ADD|MUL|SETP|MNMX)|[IF]2F\.F64|F2I\.F64)\b", sass)
             assert not fp64, sorted(set(fp64))
+    # the FP8 kernel: e4m3 MMAs (on sm_90 ptxas unpacks them to f16 HMMAs), no FP64 either
+    for n in (512, 1024):
+        ex = FixedPassExecutor(get_plan(n, FFTOptions()), phase_a="fp8")
+        ex.kernel()
+        sass = subprocess.run(
+            [tool, "-sass", str(cubin_path("fft/fixed_pass.cu", ex.kernel_macros()))],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout
+        assert "IMMA" not in sass and re.search(r"\b[HQ]MMA", sass)
+        fp64 = re.findall(r"\b(D(?:FMA|ADD|MUL|SETP|MNMX)|[IF]2F\.F64|F2I\.F64)\b", sass)
+        assert not fp64, sorted(set(fp64))
+
+
+@pytest.mark.parametrize("precision", ["fp64", "fp32"])
+@pytest.mark.parametrize("n", [16, 60, 243, 512, 1000, 1024, 4096, 1031])
+def test_fp8_phase_a_bitwise(n, precision, rng):
+    """phase_a="fp8": the fused passes' stage products on e4m3 MMAs (each byte digit as
+    two 4-bit halves, FP32 sums below 2**24) give the INT8 path's integers, so the same
+    bits as phase_a="int8" and as the NumPy engine's FP8 path: contiguous and strided
+    axes, carried n-D passes, real input, four-step (4096) and Bluestein (1031) lengths."""
+    from ozfft.engines.select import compute_capability
+
+    if compute_capability() < (8, 9):
+        pytest.skip("FP8 tensor cores need compute capability 8.9")
+    x = rng.standard_normal((3, n, 5)) + 1j * rng.standard_normal((3, n, 5))
+    x[0, :, 0] *= 1e-300
+    xc = np.ascontiguousarray(np.moveaxis(x, 1, -1))
+    cases = [
+        ("fft", xc, {}),
+        ("fft", x, {"axis": 1}),
+        ("fftn", x, {"axes": (0, 1)}),
+        ("rfft", x.real.copy(), {"axis": 1}),
+    ]
+    for name, a, kw in cases:
+        kw = dict(kw, precision=precision)
+        got = cp.asnumpy(getattr(ozfft, name)(cp.asarray(a), phase_a="fp8", **kw))
+        np.testing.assert_array_equal(
+            got.view(np.uint8), cp.asnumpy(getattr(ozfft, name)(cp.asarray(a), **kw)).view(np.uint8)
+        )
+        np.testing.assert_array_equal(got, getattr(ozfft, name)(a, phase_a="fp8", **kw))
 
 
 @pytest.mark.parametrize("n", [960, 1024])

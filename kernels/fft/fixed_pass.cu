@@ -286,6 +286,91 @@ __device__ __forceinline__ void fx_digit_products(int (&acc)[4][FX_NDIAG], const
     }
 }
 
+#ifndef FX_FP8  // 1: the stage products on FP8 (e4m3) tensor cores instead of INT8
+#define FX_FP8 0
+#endif
+#if FX_FP8
+// FP8 Phase A (docs/numerics.md, "FP8 Phase A of the FFT"): e4m3 holds every integer of
+// magnitude <= 16 and 16 times every one of <= 8. A byte digit splits into 4-bit halves,
+// matrix digit c = 16 c_h + c_l and data digit a = 16 a_h + a_l (c_l, a_l in [0, 15]; c_h in
+// [-8, 7]; a_h in [0, 15], or [-8, 7] for the signed top digit), so
+//     c a = (16 c_h) (16 a_h) + (16 c_h) a_l + c_l (16 a_h) + c_l a_l,
+// four e4m3 products whose terms are at most 128 * 240 + 128 * 15 + 15 * 240 + 15 * 15 =
+// 36465 in magnitude: a diagonal's FP32 sum over <= 7 digit pairs and k <= 64 stays below
+// 7 * 64 * 36465 < 2^24, so it is exact (FP32 accumulation of mma.sync e4m3 on Hopper is
+// exact below 2^24: docs/numerics.md, "FP8 accumulation"), and converted once it is the
+// INT8 path's acc_d bit for bit. Longer k (radix 64) converts each pair of 32-chunks.
+
+// e4m3 codes of the four nibbles held one per byte of n (values 0..15; SIGNED: the byte's
+// nibble is two's complement, -8..7), times 16 when X16: 1024 + v as float16 has the bits
+// 0x6400 | v, so one f16x2 subtract (or fused multiply-add) gives v (16 v) exactly, and a
+// saturating cvt the e4m3 codes (exact: every value is an e4m3 number)
+template <bool X16, bool SIGNED>
+__device__ __forceinline__ unsigned fx_e4m3_nibbles(unsigned n) {
+    if (SIGNED) n ^= 0x08080808u;  // v = (n ^ 8) - 8: 1024 + (n ^ 8) less 1032 below
+    const unsigned h01 = __byte_perm(n, 0x64646464u, 0x5140u);
+    const unsigned h23 = __byte_perm(n, 0x64646464u, 0x7362u);
+    // float16 constants: 1024 = 0x6400, 1032 = 0x6408, 16 = 0x4c00, -16384 = 0xf400,
+    // -16512 = 0xf408
+    constexpr unsigned OFF = SIGNED ? 0x64086408u : 0x64006400u;
+    constexpr unsigned SHIFT = SIGNED ? 0xf408f408u : 0xf400f400u;
+    unsigned f01, f23;
+    if (X16) {
+        asm("fma.rn.f16x2 %0, %1, %2, %3;" : "=r"(f01) : "r"(h01), "r"(0x4c004c00u), "r"(SHIFT));
+        asm("fma.rn.f16x2 %0, %1, %2, %3;" : "=r"(f23) : "r"(h23), "r"(0x4c004c00u), "r"(SHIFT));
+    } else {
+        asm("sub.rn.f16x2 %0, %1, %2;" : "=r"(f01) : "r"(h01), "r"(OFF));
+        asm("sub.rn.f16x2 %0, %1, %2;" : "=r"(f23) : "r"(h23), "r"(OFF));
+    }
+    unsigned short e01, e23;
+    asm("cvt.rn.satfinite.e4m3x2.f16x2 %0, %1;" : "=h"(e01) : "r"(f01));
+    asm("cvt.rn.satfinite.e4m3x2.f16x2 %0, %1;" : "=h"(e23) : "r"(f23));
+    return (unsigned)e01 | ((unsigned)e23 << 16);
+}
+
+// c += A B on e4m3 tensor cores, FP32 accumulation (m16n8k32; the A and B fragments have
+// the 8-bit layout of the INT8 MMA)
+__device__ __forceinline__ void fx_mma_fp8(float (&c)[4], const int4 &a, unsigned b0, unsigned b1) {
+    asm("mma.sync.aligned.m16n8k32.row.col.f32.e4m3.e4m3.f32 "
+        "{%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};\n"
+        : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
+        : "r"(a.x), "r"(a.y), "r"(a.z), "r"(a.w), "r"(b0), "r"(b1));
+}
+
+// Every digit pair (c, a) with c + a >= D of one k chunk: facc[d - D] += A (Bh + Bl) with
+// the e4m3 words Bh (16 a_h) and Bl (a_l) of data digit a made from its byte word as it is
+// used (data digit outermost, so only one digit's words are live). HALF (k = 2r <= 16): A is
+// [16 c_h | c_l] along k and each B word stands in both k halves, so two MMAs give all four
+// products; else A is one of the planes 16 c_h, c_l.
+template <bool HALF, int KC>
+__device__ __forceinline__ void fx_digit_products_fp8(float (&facc)[4][FX_NDIAG],
+                                                      const int4 (&af)[FX_DW],
+                                                      const unsigned (&bw)[FX_DX][KC][2], int kc) {
+#pragma unroll
+    for (int a = 0; a < FX_DX; ++a) {
+        if (a + FX_DW - 1 < FX_D) continue;
+        unsigned bh[2], bl[2];
+#pragma unroll
+        for (int h = 0; h < (HALF ? 1 : 2); ++h) {
+            const unsigned lo = bw[a][kc][h] & 0x0f0f0f0fu, hi = (bw[a][kc][h] >> 4) & 0x0f0f0f0fu;
+            bl[h] = fx_e4m3_nibbles<false, false>(lo);
+            bh[h] = a == FX_DX - 1 ? fx_e4m3_nibbles<true, true>(hi) : fx_e4m3_nibbles<true, false>(hi);
+        }
+        if (HALF) bh[1] = bh[0], bl[1] = bl[0];
+#pragma unroll
+        for (int c = 0; c < FX_DW; ++c) {
+            if (a + c < FX_D) continue;
+            float t[4] = {facc[0][a + c - FX_D], facc[1][a + c - FX_D], facc[2][a + c - FX_D],
+                          facc[3][a + c - FX_D]};
+            fx_mma_fp8(t, af[c], bh[0], bh[1]);
+            fx_mma_fp8(t, af[c], bl[0], bl[1]);
+#pragma unroll
+            for (int q = 0; q < 4; ++q) facc[q][a + c - FX_D] = t[q];
+        }
+    }
+}
+#endif
+
 // floor((sum_{d >= D} 256^(d - D) acc_d + 2^(hp - 1)) / 2^hp), exact (|z| < 2^63): the four
 // lowest diagonals and the rounding constant in `low` (< 2^49), the rest in `high`, and
 // floor((high 2^32 + low) / 2^hp) = high 2^(32 - hp) + floor(low / 2^hp) for hp <= 32.
@@ -576,6 +661,37 @@ __device__ void fx_stage(i64 *xs, const int4 *__restrict__ frag, const u64 *or_i
             for (int q = 0; q < 4; ++q)
 #pragma unroll
                 for (int d = 0; d < FX_NDIAG; ++d) acc[q][d] = 0;
+#if FX_FP8
+            // fragments (ozfft/engines/cuda/fft.py, fp8_fragment_layout): HALF, one k32 tile
+            // [16 c_h | c_l] per matrix digit; else the planes 16 c_h and c_l of each chunk
+            constexpr int PLANES = HALF ? 1 : 2;
+            constexpr int GROUP = 2;  // 32-chunks summed in FP32 before the conversion
+            float facc[4][FX_NDIAG];
+#pragma unroll
+            for (int kc = 0; kc < KC; ++kc) {
+                if (kc % GROUP == 0) {
+#pragma unroll
+                    for (int q = 0; q < 4; ++q)
+#pragma unroll
+                        for (int d = 0; d < FX_NDIAG; ++d) facc[q][d] = 0.f;
+                }
+#pragma unroll
+                for (int p = 0; p < PLANES; ++p) {
+                    int4 af[FX_DW];
+#pragma unroll
+                    for (int c = 0; c < FX_DW; ++c)
+                        af[c] = frag[((((g * MT + mt) * KC + kc) * PLANES + p) * FX_DW + c) * 32 + lane];
+                    fx_digit_products_fp8<HALF, KC>(facc, af, bw, kc);
+                }
+                if (kc % GROUP == GROUP - 1 || kc == KC - 1) {
+#pragma unroll
+                    for (int q = 0; q < 4; ++q)
+#pragma unroll
+                        for (int d = 0; d < FX_NDIAG; ++d)
+                            acc[q][d] = (kc < GROUP ? 0 : acc[q][d]) + __float2int_rn(facc[q][d]);
+                }
+            }
+#else
             if (HALF) {
                 // 2R <= 16: one m16n8k16 MMA per digit pair, operands straight from the
                 // registers they were loaded into (no packing moves)
@@ -595,6 +711,7 @@ __device__ void fx_stage(i64 *xs, const int4 *__restrict__ frag, const u64 *or_i
                     fx_digit_products(acc, af, bw, kc);
                 }
             }
+#endif
             // epilogue: c0 (row gid, col 2 tig), c1 (gid, 2 tig + 1), c2/c3 rows + 8
 #pragma unroll
             for (int q = 0; q < 4; ++q) {

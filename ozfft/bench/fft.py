@@ -159,11 +159,15 @@ def run(
     lengths: Sequence[int] = DEFAULT_LENGTHS,
     max_error_length: int = 2**20,
     on_record: Callable[[list[dict]], None] | None = None,
+    phases: Sequence[str | None] = (None,),
 ) -> list[dict]:
-    """Benchmark every case and shape on the current GPU; return the records."""
+    """Benchmark every case and shape on the current GPU, ozfft once per Phase A of
+    ``phases`` (``"int8"``, ``"fp8"``, ``"auto"``; None: ``OZFFT_PHASE_A``); return the
+    records."""
     import cupy as cp
 
     import ozfft
+    from ozfft.engines.select import cuda_engine, resolve_phase_a
 
     from .ceilings import hbm_copy_bandwidth
 
@@ -180,36 +184,42 @@ def run(
             x = cp.asarray(host)
             cufft_ms = median_ms(cp, lambda x=x, f=cufft_fn: f(x), max(reps, 5))
             native = cufft_fn(x)
-            ms = median_ms(cp, lambda x=x, f=ours_fn: f(x), reps, warm=1)
-            ours = ours_fn(x)
-            rec: dict[str, Any] = {
-                "case": case.name,
-                "op": case.op,
-                "shape": list(shape),
-                "n": shape[-1],
-                "ms": ms,
-                "cufft_ms": cufft_ms,
-                "ratio": cufft_ms / ms,
-                "roof_ms": roof_ms(case, x.ndim, x.nbytes, ours.nbytes, bandwidth),
-                "hbm_TBps": bandwidth / 1e12,
-                "rel_l2": None,
-                "cufft_rel_l2": None,
-                "correctly_rounded": None,
-                "cufft_correctly_rounded": None,
-                "gpu": gpu,
-            }
-            if reference_wanted(case, shape, max_error_size, max_error_length):
-                ref = _reference(case, host)
-                got, theirs = cp.asnumpy(ours), cp.asnumpy(native)
-                rec["rel_l2"] = relative_l2_error(got, ref)
-                rec["cufft_rel_l2"] = relative_l2_error(theirs, ref)
-                rec["correctly_rounded"] = correctly_rounded_fraction(got, ref)
-                rec["cufft_correctly_rounded"] = correctly_rounded_fraction(theirs, ref)
-            records.append(rec)
-            print(row(rec), flush=True)
-            if on_record is not None:
-                on_record(records)
-            del x, ours, native
+            ref = None
+            for phase in phases:
+                phase_a = resolve_phase_a(phase, cuda_engine())
+                call = lambda x=x, f=ours_fn, p=phase_a: f(x, phase_a=p)  # noqa: E731
+                ms = median_ms(cp, call, reps, warm=1)
+                ours = call()
+                rec: dict[str, Any] = {
+                    "case": case.name,
+                    "op": case.op,
+                    "shape": list(shape),
+                    "n": shape[-1],
+                    "phase_a": phase_a,
+                    "ms": ms,
+                    "cufft_ms": cufft_ms,
+                    "ratio": cufft_ms / ms,
+                    "roof_ms": roof_ms(case, x.ndim, x.nbytes, ours.nbytes, bandwidth),
+                    "hbm_TBps": bandwidth / 1e12,
+                    "rel_l2": None,
+                    "cufft_rel_l2": None,
+                    "correctly_rounded": None,
+                    "cufft_correctly_rounded": None,
+                    "gpu": gpu,
+                }
+                if reference_wanted(case, shape, max_error_size, max_error_length):
+                    ref = _reference(case, host) if ref is None else ref
+                    got, theirs = cp.asnumpy(ours), cp.asnumpy(native)
+                    rec["rel_l2"] = relative_l2_error(got, ref)
+                    rec["cufft_rel_l2"] = relative_l2_error(theirs, ref)
+                    rec["correctly_rounded"] = correctly_rounded_fraction(got, ref)
+                    rec["cufft_correctly_rounded"] = correctly_rounded_fraction(theirs, ref)
+                records.append(rec)
+                print(row(rec), flush=True)
+                if on_record is not None:
+                    on_record(records)
+                del ours
+            del x, native
             cp.get_default_memory_pool().free_all_blocks()
     return records
 
@@ -233,8 +243,9 @@ def _slowdown(r: dict) -> float | None:
 
 def row(r: dict) -> str:
     """One markdown row of a record (records without ``case`` are 3-D fftn cubes)."""
+    case = r.get("case", "fftn")
     cells = [
-        r.get("case", "fftn"),
+        case if r.get("phase_a", "int8") == "int8" else f"{case} ({r['phase_a']})",
         _shape_text(r),
         fmt(r.get("ms"), ".3f"),
         fmt(r.get("cufft_ms"), ".3f"),
@@ -264,8 +275,9 @@ def write(records: list[dict], out: Path) -> None:
         "long-double transform; correctly rounded: fraction of output components equal",
         "to the long-double reference rounded to float64 (n/a: reference not computed).",
         "ozfft: fused fixed-point passes, one kernel per axis pass on INT8 tensor cores",
-        "(kernels/fft/fixed_pass.cu; lengths above 1024 in four-step passes); ozfft/cuFFT",
-        "is the time ratio (lower is better).",
+        "(kernels/fft/fixed_pass.cu; lengths above 1024 in four-step passes; a case marked",
+        "(fp8): phase_a='fp8', the stage products on e4m3 MMAs); ozfft/cuFFT is the time",
+        "ratio (lower is better).",
         "",
         *table(records),
     ]
@@ -311,6 +323,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--reps", type=int, default=3)
     parser.add_argument(
+        "--phase-a",
+        nargs="+",
+        choices=("int8", "fp8", "auto"),
+        default=[None],
+        help="Phase A of ozfft's products, one row per choice (default: OZFFT_PHASE_A, else auto)",
+    )
+    parser.add_argument(
         "--max-error-size",
         type=int,
         default=128,
@@ -345,6 +364,7 @@ def main(args: argparse.Namespace | None = None) -> int:
             lengths=args.lengths,
             max_error_length=args.max_error_length,
             on_record=save,
+            phases=args.phase_a,
         ),
     )
 

@@ -80,11 +80,15 @@ def run(
     samples: int,
     seed: int,
     on_record: Callable[[list[dict]], None] | None = None,
+    phases: Sequence[str | None] = (None,),
 ) -> list[dict]:
-    """Benchmark every configuration; ``on_record(records)`` runs after each one."""
+    """Benchmark every configuration, ozfft once per Phase A of ``phases`` (``"int8"``,
+    ``"fp8"``, ``"auto"``; None: ``OZFFT_PHASE_A``); ``on_record(records)`` runs after each
+    one."""
     import cupy as cp
 
     import ozfft
+    from ozfft.engines.select import cuda_engine, resolve_phase_a
     from ozfft.reference import exact_matmul, max_relative_error
 
     rng = np.random.default_rng(seed)
@@ -101,36 +105,42 @@ def run(
             flops = (8 if np.dtype(dtype).kind == "c" else 2) * m * n * k
             base_ms = median_ms(cp, lambda a=a, b=b: a @ b, reps)
             base_err = max_relative_error(cp.asnumpy((a @ b)[rows][:, cols]), exact)
-            for num_moduli in moduli_override or default_moduli:
-                for mode in modes:
+            configs = [
+                (nm, md, resolve_phase_a(ph, cuda_engine()))
+                for nm in moduli_override or default_moduli
+                for md in modes
+                for ph in phases
+            ]
+            for num_moduli, mode, phase_a in configs:
 
-                    def call(a=a, b=b, nm=num_moduli, md=mode, pr=precision) -> Any:
-                        return ozfft.matmul(a, b, precision=pr, moduli=nm, mode=md)
+                def call(a=a, b=b, nm=num_moduli, md=mode, pr=precision, ph=phase_a) -> Any:
+                    return ozfft.matmul(a, b, precision=pr, moduli=nm, mode=md, phase_a=ph)
 
-                    ms = median_ms(cp, call, reps)
-                    got = cp.asnumpy(call()[rows][:, cols])
-                    rec = {
-                        "op": op,
-                        "m": m,
-                        "n": n,
-                        "k": k,
-                        "moduli": num_moduli,
-                        "mode": mode,
-                        "tflops": flops / ms / 1e9,
-                        "baseline_tflops": flops / base_ms / 1e9,
-                        "ratio": base_ms / ms,
-                        "max_rel_err": max_relative_error(got, exact),
-                        "baseline_max_rel_err": base_err,
-                        "phases_ms": profile_call(call, reps),
-                        "ms": ms,
-                        "baseline_ms": base_ms,
-                        "gpu": gpu,
-                        "samples": f"{len(rows)}x{len(cols)}",
-                    }
-                    records.append(rec)
-                    print(row(rec), flush=True)
-                    if on_record is not None:
-                        on_record(records)
+                ms = median_ms(cp, call, reps)
+                got = cp.asnumpy(call()[rows][:, cols])
+                rec = {
+                    "op": op,
+                    "m": m,
+                    "n": n,
+                    "k": k,
+                    "moduli": num_moduli,
+                    "mode": mode,
+                    "phase_a": phase_a,
+                    "tflops": flops / ms / 1e9,
+                    "baseline_tflops": flops / base_ms / 1e9,
+                    "ratio": base_ms / ms,
+                    "max_rel_err": max_relative_error(got, exact),
+                    "baseline_max_rel_err": base_err,
+                    "phases_ms": profile_call(call, reps),
+                    "ms": ms,
+                    "baseline_ms": base_ms,
+                    "gpu": gpu,
+                    "samples": f"{len(rows)}x{len(cols)}",
+                }
+                records.append(rec)
+                print(row(rec), flush=True)
+                if on_record is not None:
+                    on_record(records)
             del a, b
             cp.get_default_memory_pool().free_all_blocks()
     return records
@@ -145,6 +155,8 @@ HEADER = (
 def row(r: dict) -> str:
     """One markdown row of a record (``n/a`` for anything it lacks)."""
     cells = [str(r.get(key, "n/a")) for key in ("op", "m", "n", "k", "moduli", "mode")]
+    if r.get("phase_a", "int8") != "int8":
+        cells[0] = f"{cells[0]} ({r['phase_a']})"
     cells += [
         fmt(r.get("tflops"), ".1f"),
         fmt(r.get("baseline_tflops"), ".1f"),
@@ -208,6 +220,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         default=None,
         help="moduli counts (default: around each op's default)",
     )
+    parser.add_argument(
+        "--phase-a",
+        nargs="+",
+        choices=("int8", "fp8", "auto"),
+        default=[None],
+        help="Phase A of ozfft's products, one row per choice (default: OZFFT_PHASE_A, else auto)",
+    )
     parser.add_argument("--reps", type=int, default=5)
     parser.add_argument("--samples", type=int, default=8, help="rows and columns checked")
     add_seed_and_out(parser, "gemm")
@@ -232,6 +251,7 @@ def main(args: argparse.Namespace | None = None) -> int:
             args.samples,
             args.seed,
             on_record=save,
+            phases=args.phase_a,
         ),
     )
 

@@ -65,6 +65,7 @@ from ..ozaki.moduli import moduli_set
 
 __all__ = [
     "BYTES_FUSED",
+    "FP8_OPS_PER_INT8_OP",
     "FUSED_INT_ENTRY_EXIT",
     "FUSED_INT_PER_STAGE",
     "FUSED_INT_TWIDDLE",
@@ -386,6 +387,11 @@ FUSED_INT_TWIDDLE = 212 - 42
 MMA_SYNC_TOPS_H200 = 515.0
 MMA_SYNC_FRACTION = MMA_SYNC_TOPS_H200 / 1979.0
 
+#: tensor ops of the FP8 (e4m3) Phase A per INT8 op of the fused pass: each byte-digit
+#: product is four e4m3 products of 4-bit halves (two k32 MMAs for one k16 MMA where 2r
+#: <= 16, four k32 MMAs for one k32 elsewhere; docs/numerics.md, "FP8 Phase A of the FFT")
+FP8_OPS_PER_INT8_OP = 4
+
 #: the measured H200 points of one run (bench/results/nvidia-h200/fft.md, 3-D c2c
 #: complex128 cubes, the kernel of docs/perf-notes.md round 7): n -> (ozfft ms, cuFFT ms)
 H200_MEASURED: dict[int, tuple[float, float]] = {
@@ -504,23 +510,37 @@ def project_fused(gpu: GPUSpec, n: int = 1024, dims: int = 3) -> dict:
     roof = dims * elements * BYTES_FUSED / bw * 1e3
     memory = dims * elements * c.bytes / bw * 1e3
     tensor_rate = None if gpu.int8_TOPS is None else gpu.int8_TOPS * 1e12 * MMA_SYNC_FRACTION
+    fp8_rate = None if gpu.fp8_TFLOPS is None else gpu.fp8_TFLOPS * 1e12 * MMA_SYNC_FRACTION
     int_rate = None if gpu.int32_Tops is None else gpu.int32_Tops * 1e12
 
     def t(per_element: float, rate: float | None) -> float | None:
         return None if rate is None else dims * elements * per_element / rate * 1e3
 
     native = t(native_fft_flops_per_element(n), gpu.fp64_TFLOPS and gpu.fp64_TFLOPS * 1e12)
+    tensor_int8 = t(c.tc_ops, tensor_rate)
+    tensor_fp8 = t(FP8_OPS_PER_INT8_OP * c.tc_ops, fp8_rate)
+    # Phase A as "auto" would pick it: INT8 unless the GPU's INT8 is cut (no dense INT8
+    # rate in its source) or its FP8 products would finish first
+    phase_a = (
+        "fp8"
+        if tensor_fp8 is not None and (tensor_int8 is None or tensor_fp8 < tensor_int8)
+        else "int8"
+    )
     parts = {
         "memory": memory,
-        "tensor_int8": t(c.tc_ops, tensor_rate),
+        "tensor_int8": tensor_int8,
         "int32": t(c.int_instr, int_rate),
     }
+    if phase_a == "fp8":
+        parts["tensor_fp8"] = tensor_fp8
+        del parts["tensor_int8"]
     known = {k: v for k, v in parts.items() if v is not None}
     binding = max(known, key=known.get)
     return {
         "gpu": gpu.name,
         "n": n,
         "dims": dims,
+        "phase_a": phase_a,
         "radices": c.stages,
         "passes_per_axis": len(c.passes),
         "roof_ms": roof,

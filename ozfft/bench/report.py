@@ -158,15 +158,33 @@ def _x(value: float | None, spec: str = ".1f") -> str:
     return "n/a" if value is None else format(value, spec)
 
 
+def _tensor_cell(parts: dict) -> str:
+    """The tensor time of a projection: INT8's, or FP8's (marked) where the GPU's INT8 is
+    cut."""
+    if "tensor_fp8" in parts:
+        return f"{_x(parts['tensor_fp8'])} (FP8)"
+    return _x(parts["tensor_int8"])
+
+
 def _gpu_sentence(p: dict) -> str:
     """What the fused design does on one GPU, from its projection."""
     parts, needs, has = p["parts_ms"], p["needs"], p["has"]
-    names = {"memory": "memory", "tensor_int8": "INT8 tensor cores", "int32": "INT32"}
-    missing = [{"tensor_int8": "INT8", "int32": "INT32"}[u] for u, v in parts.items() if v is None]
+    names = {
+        "memory": "memory",
+        "tensor_int8": "INT8 tensor cores",
+        "tensor_fp8": "FP8 tensor cores",
+        "int32": "INT32",
+    }
+    unit = {"tensor_int8": "INT8", "tensor_fp8": "FP8", "int32": "INT32"}
+    missing = [unit[u] for u, v in parts.items() if v is None]
     times = ", ".join(
         f"{label} {parts[u]:.1f} ms"
-        for u, label in (("tensor_int8", "tensor"), ("int32", "INT32"))
-        if parts[u] is not None
+        for u, label in (
+            ("tensor_int8", "tensor"),
+            ("tensor_fp8", "FP8 tensor"),
+            ("int32", "INT32"),
+        )
+        if parts.get(u) is not None
     )
     native = f"native FP64 {_x(p['native_fp64_ms'])} ms"
     if p["complete"]:
@@ -283,7 +301,7 @@ def _floors_section(floors: dict) -> list[str]:
         parts = p["parts_ms"]
         lines.append(
             f"| {p['gpu']} | {p['roof_ms']:.1f} | {_x(p['native_fp64_ms'])} | "
-            f"{_x(parts['tensor_int8'])} | {_x(parts['int32'])} | "
+            f"{_tensor_cell(parts)} | {_x(parts['int32'])} | "
             f"{p['fused_ms']:.1f}{'' if p['complete'] else '*'} | {p['binding']} | "
             f"{p['unfused_ms']:.0f}{'' if p.get('unfused_complete', True) else '*'} | "
             f"{p['spec']['source']} |"

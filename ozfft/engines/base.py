@@ -15,16 +15,23 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
+from .. import config
+from ..errors import DeviceUnavailableError
 from ..ozaki.moduli import ModuliSet
 from ..profiling import Clock, HostClock
 
 __all__ = [
+    "AUTO_PHASE_A",
+    "FP8_MIN_COMPUTE_CAPABILITY",
     "ArrayFlag",
     "Engine",
     "ResidueStack",
     "RowStats",
+    "auto_phase_a",
+    "check_fp8_tensor_cores",
     "compute_capability",
     "parse_compute_capability",
+    "phase_a_for_device",
 ]
 
 
@@ -87,9 +94,10 @@ class Engine(abc.ABC):
         """What identifies this engine's device state (executor caches key on it)."""
         return (self.name,)
 
-    def prepare_fft(self, plan: Any) -> Any | None:
+    def prepare_fft(self, plan: Any, phase_a: str = "int8") -> Any | None:
         """An engine-specific executor for an FFT plan (a host description, see
-        ``ozfft.fourier.plan``), or None to run it on the generic executors."""
+        ``ozfft.fourier.plan``) whose products run in ``phase_a`` (``"int8"``, ``"fp8"``),
+        or None to run it on the generic executors."""
         return None
 
     def new_input_flag(self) -> Any:
@@ -172,3 +180,61 @@ def compute_capability(device_id: int | None = None) -> tuple[int, int]:
 
     device = cupy.cuda.Device(device_id) if device_id is not None else cupy.cuda.Device()
     return parse_compute_capability(device.compute_capability)
+
+
+# -- Phase A by device: "int8", "fp8" or "auto" (resolved in engines/select.py) ------
+
+#: What ``phase_a="auto"`` picks on a CUDA device: ``(first compute capability, Phase A)``,
+#: newest first; a device takes the first row its compute capability reaches. INT8 wherever
+#: the dense INT8 tensor-core rate is at least the FP8 rate (one INT8 product per modulus
+#: against ~3 FP8 digit products): Ada (8.9), Hopper (9.0) and Blackwell B200 (10.0) have
+#: equal dense INT8 and FP8 peaks; before 8.9 there are no FP8 tensor cores at all. FP8 from
+#: Blackwell Ultra (compute capability 10.3: B300, GB300) on, where NVIDIA cut dense INT8
+#: to a small fraction of the FP8 rate (NVIDIA's Blackwell Ultra / HGX B300 specifications;
+#: DESIGN.md section 9). ``OZFFT_PHASE_A`` or ``phase_a=`` override the table.
+AUTO_PHASE_A: tuple[tuple[tuple[int, int], str], ...] = (
+    ((10, 3), "fp8"),
+    ((0, 0), "int8"),
+)
+#: the first compute capability with FP8 (e4m3) tensor cores (Ada)
+FP8_MIN_COMPUTE_CAPABILITY = (8, 9)
+
+
+def _check_phase_a_choice(phase_a: str) -> None:
+    if phase_a not in config.PHASE_A_CHOICES:
+        choices = ", ".join(repr(c) for c in config.PHASE_A_CHOICES)
+        raise ValueError(f"phase_a must be one of {choices} or None, got {phase_a!r}")
+
+
+def auto_phase_a(capability: tuple[int, int]) -> str:
+    """``"int8"`` or ``"fp8"``: what ``"auto"`` picks on a device of this compute
+    capability (:data:`AUTO_PHASE_A`)."""
+    for first, phase in AUTO_PHASE_A:
+        if tuple(capability) >= first:
+            return phase
+    return "int8"
+
+
+def check_fp8_tensor_cores(capability: tuple[int, int]) -> None:
+    """Raise :class:`DeviceUnavailableError` where a device of this compute capability has
+    no FP8 tensor cores (before 8.9)."""
+    major, minor = capability
+    if tuple(capability) < FP8_MIN_COMPUTE_CAPABILITY:
+        low_major, low_minor = FP8_MIN_COMPUTE_CAPABILITY
+        raise DeviceUnavailableError(
+            f"phase_a='fp8' needs FP8 tensor cores: this device has no FP8 tensor cores "
+            f"(compute capability {major}.{minor} < {low_major}.{low_minor}); use "
+            "phase_a='int8' or 'auto'"
+        )
+
+
+def phase_a_for_device(phase_a: str, capability: tuple[int, int]) -> str:
+    """The Phase A (``"int8"`` or ``"fp8"``) that ``phase_a`` (``"int8"``, ``"fp8"``,
+    ``"auto"``) means on a CUDA device of this compute capability; ``"fp8"`` on a device
+    without FP8 tensor cores raises :class:`DeviceUnavailableError`."""
+    _check_phase_a_choice(phase_a)
+    if phase_a == "auto":
+        return auto_phase_a(capability)
+    if phase_a == "fp8":
+        check_fp8_tensor_cores(capability)
+    return phase_a

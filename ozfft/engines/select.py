@@ -1,4 +1,5 @@
-"""Pick the engine that owns the operands (numpy -> NumpyEngine, cupy -> CUDA engine)."""
+"""Pick the engine that owns the operands (numpy -> NumpyEngine, cupy -> CUDA engine), and
+the arithmetic of its Phase A (``phase_a``: ``"int8"``, ``"fp8"``, ``"auto"``)."""
 
 from __future__ import annotations
 
@@ -9,12 +10,26 @@ import numpy as np
 
 from .. import config
 from ..errors import DeviceUnavailableError
-from .base import Engine, compute_capability, parse_compute_capability
+from .base import (
+    AUTO_PHASE_A,
+    FP8_MIN_COMPUTE_CAPABILITY,
+    Engine,
+    _check_phase_a_choice,
+    auto_phase_a,
+    check_fp8_tensor_cores,
+    compute_capability,
+    parse_compute_capability,
+    phase_a_for_device,
+)
 from .numpy import NumpyEngine
 
 __all__ = [
+    "AUTO_PHASE_A",
+    "FP8_MIN_COMPUTE_CAPABILITY",
     "array_module_name",
+    "auto_phase_a",
     "best_engine_name",
+    "check_fp8_tensor_cores",
     "compute_capability",
     "cuda_engine",
     "describe_engines",
@@ -22,6 +37,8 @@ __all__ = [
     "gpu_name",
     "numpy_engine",
     "parse_compute_capability",
+    "phase_a_for_device",
+    "resolve_phase_a",
 ]
 
 _NUMPY_ENGINE = NumpyEngine()
@@ -113,3 +130,23 @@ def describe_engines() -> str:
     name = best_engine_name()
     what = "INT8 tensor cores via cuBLAS + NVRTC kernels" if name == "cuda" else "exact, CPU"
     return f"engine: {name} ({what}); {seen}"
+
+
+# -- Phase A: "int8", "fp8" or "auto" (the table and the device check: engines/base.py) --
+
+
+def resolve_phase_a(phase_a: str | None, engine: Engine) -> str:
+    """The one place ``phase_a`` is resolved: ``"int8"`` or ``"fp8"`` for a call on
+    ``engine``. ``None`` means ``OZFFT_PHASE_A`` (default ``"auto"``); ``"auto"`` is INT8
+    on the NumPy engine (its exact products cost the same either way, and the FP8 digit
+    products are ~3x the work) and follows :data:`AUTO_PHASE_A` on a CUDA device (cupy's
+    current device; the table and the FP8 check live in :mod:`.base`, where the CUDA
+    engine reads them too). ``"fp8"`` is honoured on the NumPy engine (it computes the FP8 digit
+    products exactly, as FP8 tensor cores do) and on a device with FP8 tensor cores."""
+    choice = config.phase_a_default() if phase_a is None else phase_a
+    _check_phase_a_choice(choice)
+    if engine.name == "numpy":
+        return "int8" if choice == "auto" else choice
+    if choice == "int8":
+        return choice
+    return phase_a_for_device(choice, compute_capability())

@@ -5,8 +5,10 @@ Every 1-D transform runs a plan (:mod:`ozfft.fourier.plan`) prepared for the arr
 by axis (last axis first, as numpy does). Inverse transforms
 use ``ifft(x) = conj(fft(conj(x))) / n``; real transforms the complex route (``rfft``
 keeps the first ``n//2 + 1`` outputs; ``irfft`` rebuilds the Hermitian spectrum).
-``precision`` ("fp64", "fp32") and ``moduli`` are validated once into
-:class:`ozfft.options.FFTOptions` (``moduli=None`` lets the planner pick the scheme).
+``precision`` ("fp64", "fp32"), ``moduli`` and ``phase_a`` are validated once into
+:class:`ozfft.options.FFTOptions` (``moduli=None`` lets the planner pick the scheme);
+``phase_a`` is resolved for the array's engine (:func:`~ozfft.engines.select.resolve_phase_a`)
+and picks the executors' products, never the result.
 
 Argument handling follows numpy >= 2 (``s`` entries of -1, ``None`` entries and ``s``
 without ``axes`` with numpy's DeprecationWarnings, ``out=``) and scipy (``workers``
@@ -26,15 +28,17 @@ import os
 import sys
 import warnings
 from collections.abc import Iterator
+from dataclasses import replace
 from numbers import Number
 from typing import Any
 
 import numpy as np
 
-from ..engines.select import engine_for
+from ..engines.select import engine_for, resolve_phase_a
 from ..errors import UnsupportedDTypeError
 from ..options import FFTOptions
 from ..ozaki.bounds import DEFAULT_FFT_MODULI
+from ..scheme.gemm import fp8_system_for
 from .cache import get_executor, get_plan
 from .input_check import InputCheck
 from .runs import (
@@ -150,23 +154,38 @@ def _check_plan_type(plan: Any) -> None:
         )
 
 
-def _options(plan: Any, precision: str, moduli: int | None) -> FFTOptions:
+def _options(plan: Any, precision: str, moduli: int | None, phase_a: str | None) -> FFTOptions:
     """The call's options; an ozfft plan's own precision and moduli take precedence."""
     if plan is not None:
         precision = getattr(plan, "precision", precision)
         moduli = getattr(plan, "moduli", moduli)
-    key = (type(precision), precision, type(moduli), moduli)  # 8 and 8.0 stay apart
+    # 8 and 8.0 stay apart
+    key = (type(precision), precision, type(moduli), moduli, type(phase_a), phase_a)
     try:
         hash(key)
     except TypeError:  # unhashable: validation says what is wrong with it
-        return FFTOptions(precision=precision, moduli=moduli)
+        return FFTOptions(precision=precision, moduli=moduli, phase_a=phase_a)
     return _validated_options(key)
 
 
 @functools.lru_cache(maxsize=64)
 def _validated_options(key: tuple) -> FFTOptions:
-    """Validated once per (precision, moduli) and their types: every call needs them."""
-    return FFTOptions(precision=key[1], moduli=key[3])
+    """Validated once per (precision, moduli, phase_a) and their types: every call needs
+    them."""
+    return FFTOptions(precision=key[1], moduli=key[3], phase_a=key[5])
+
+
+def _on_engine(options: FFTOptions, engine) -> FFTOptions:
+    """The options with ``phase_a`` resolved for ``engine`` (``"int8"`` or ``"fp8"``)."""
+    phase_a = resolve_phase_a(options.phase_a, engine)
+    if phase_a == "fp8" and options.moduli is not None:
+        fp8_system_for(options.moduli)  # a clear ValueError past 18 moduli
+    return _with_phase(options, phase_a)
+
+
+@functools.lru_cache(maxsize=64)
+def _with_phase(options: FFTOptions, phase_a: str) -> FFTOptions:
+    return options if options.phase_a == phase_a else replace(options, phase_a=phase_a)
 
 
 def _check_plan_fits(plan: Any, kind: str, x, axes: list[int], lengths: list[int]) -> None:
@@ -302,7 +321,11 @@ def _c2c_axis(
     padded = x.shape[axis] < n  # padding makes a new array; cropping returns a view
     x = _resize(xp, x, n, axis)
     owned = owned or padded
-    executor = None if x.size == 0 or n == 1 else get_executor(engine, get_plan(n, options))
+    executor = (
+        None
+        if x.size == 0 or n == 1
+        else get_executor(engine, get_plan(n, options), options.phase_a)
+    )
     extra = {}
     if inverse:
         x, owned, extra = conjugated_input(xp, executor, x, owned)
@@ -493,10 +516,11 @@ def _c2c(
     workers=None,
     plan=None,
     out=None,
+    phase_a=None,
 ):
     _check_plan_type(plan)
     x, engine, out_dtype, check = _as_input(x)
-    options = _options(plan, precision, moduli)
+    options = _on_engine(_options(plan, precision, moduli, phase_a), engine)
     norm = _check_norm(norm)
     _check_workers(workers)
     if one_d_axis is not None:
@@ -539,10 +563,24 @@ def _real_input(x):
     return x, engine, out_dtype, check
 
 
-def _r2c(x, s, axes, norm, workers, plan, precision, moduli, out, one_d_n=None, one_d_axis=None):
+def _r2c(
+    x,
+    s,
+    axes,
+    norm,
+    workers,
+    plan,
+    precision,
+    moduli,
+    out,
+    one_d_n=None,
+    one_d_axis=None,
+    *,
+    phase_a=None,
+):
     _check_plan_type(plan)
     x, engine, out_dtype, check = _real_input(x)
-    options = _options(plan, precision, moduli)
+    options = _on_engine(_options(plan, precision, moduli, phase_a), engine)
     norm = _check_norm(norm)
     _check_workers(workers)
     if one_d_axis is not None:
@@ -574,7 +612,7 @@ def _r2c(x, s, axes, norm, workers, plan, precision, moduli, out, one_d_n=None, 
         keep = (
             len(axes) > 1 and axes[-2] != last and carry_axis(half_shape, s[-2], axes[-2], options)
         )
-        executor = get_executor(engine, get_plan(n, options))
+        executor = get_executor(engine, get_plan(n, options), options.phase_a)
         flag = check.flag(executor, x.shape)
         first = executor.forward_real(x, last, keep=keep, nonfinite=flag)
         if keep:
@@ -592,11 +630,25 @@ def _r2c(x, s, axes, norm, workers, plan, precision, moduli, out, one_d_n=None, 
     return _deliver(y.astype(out_dtype, copy=False), out)
 
 
-def _c2r(x, s, axes, norm, workers, plan, precision, moduli, out, one_d_n=None, one_d_axis=None):
+def _c2r(
+    x,
+    s,
+    axes,
+    norm,
+    workers,
+    plan,
+    precision,
+    moduli,
+    out,
+    one_d_n=None,
+    one_d_axis=None,
+    *,
+    phase_a=None,
+):
     _check_plan_type(plan)
     x, engine, out_dtype, check = _as_input(x)
     out_dtype = np.dtype(np.float32 if out_dtype == np.complex64 else np.float64)
-    options = _options(plan, precision, moduli)
+    options = _on_engine(_options(plan, precision, moduli, phase_a), engine)
     norm = _check_norm(norm)
     _check_workers(workers)
     if one_d_axis is not None:
@@ -728,6 +780,18 @@ _DOC = {
         on INT8 products where every prime factor is at most 64, Bluestein around them
         otherwise. An int from 2 to 20 forces the Ozaki-II stage path with that many
         INT8 moduli (CRT reconstruction).
+    phase_a : {"int8", "fp8", "auto"}, optional
+        The arithmetic of the exact integer products: ``"int8"`` (byte digits, one INT8
+        product per digit pair), ``"fp8"`` (each byte digit as two 4-bit sub-digits,
+        exact e4m3 values, four FP32-accumulated products per digit pair; with
+        ``moduli``, FP8 moduli holding the bits of that many INT8 moduli, at most 18) or
+        ``"auto"`` (INT8 on the NumPy engine and on GPUs whose dense INT8 rate is at
+        least their FP8 rate, FP8 where INT8 is cut). Default ``None``: the
+        ``OZFFT_PHASE_A`` environment variable, else ``"auto"``. Every product is exact
+        either way, so the result does not depend on it (bit for bit; docs/numerics.md,
+        "FP8 Phase A of the FFT"). On a GPU, ``"fp8"`` runs the fused passes' products
+        as e4m3 ``mma.sync`` (compute capability 8.9 or later; a
+        ``DeviceUnavailableError`` before).
     out : ndarray, optional
         Where to put the result (numpy 2's ``out``): an array of the input's kind
         (numpy or cupy) with exactly the result's shape and a dtype the result casts to
@@ -748,13 +812,17 @@ _DOC = {
         backend hands such calls to scipy).
     ValueError
         A length below 1, axes out of range, a bad ``norm``, ``workers``,
-        ``precision`` or ``moduli``, a plan that does not fit, or ``out`` of the wrong
-        shape.
+        ``precision``, ``moduli`` or ``phase_a`` (or ``OZFFT_PHASE_A``), a plan that
+        does not fit, or ``out`` of the wrong shape.
     TypeError
         ``out`` that is not an array of the input's kind or cannot take the result's
         dtype.
     NotImplementedError
-        ``plan`` that is not an ozfft plan.
+        ``plan`` that is not an ozfft plan; ``phase_a="fp8"`` with ``moduli`` for a cupy
+        array (the Ozaki-II stage path's FP8 products run on the NumPy engine only).
+    DeviceUnavailableError
+        ``phase_a="fp8"`` for a cupy array on a GPU without FP8 tensor cores (compute
+        capability below 8.9).
     PlanMemoryError
         A length's plan would need more than ``OZFFT_PLAN_MEMORY`` bytes.""",
     "raises_real": """TypeError
@@ -765,7 +833,7 @@ _DOC = {
     the end (longer lengths round once per pass), so the relative L2 error against a
     long-double reference is about 5e-17 to 1e-16 for fp64 (numpy's pocketfft: 1.5e-16
     to 3.5e-16) and 3e-8 for fp32. The result is deterministic and bit-identical on
-    the NumPy and CUDA engines (docs/numerics.md).""",
+    the NumPy and CUDA engines and with either ``phase_a`` (docs/numerics.md).""",
 }
 
 
@@ -795,6 +863,7 @@ def fft(
     plan=None,
     precision="fp64",
     moduli=None,
+    phase_a=None,
     out=None,
 ):
     """1-D discrete Fourier transform, ``y[k] = sum_j x[j] exp(-2 pi i j k / n)``.
@@ -826,7 +895,19 @@ def fft(
     array([10.+0.j, -2.+2.j, -2.+0.j, -2.-2.j])
     """
     return _c2c(
-        x, None, None, norm, False, precision, moduli, n, axis, workers=workers, plan=plan, out=out
+        x,
+        None,
+        None,
+        norm,
+        False,
+        precision,
+        moduli,
+        n,
+        axis,
+        workers=workers,
+        plan=plan,
+        out=out,
+        phase_a=phase_a,
     )
 
 
@@ -842,6 +923,7 @@ def ifft(
     plan=None,
     precision="fp64",
     moduli=None,
+    phase_a=None,
     out=None,
 ):
     """1-D inverse discrete Fourier transform (``1/n`` scaling with the default
@@ -874,7 +956,19 @@ def ifft(
     array([1.-0.j, 2.-0.j, 3.-0.j, 4.-0.j])
     """
     return _c2c(
-        x, None, None, norm, True, precision, moduli, n, axis, workers=workers, plan=plan, out=out
+        x,
+        None,
+        None,
+        norm,
+        True,
+        precision,
+        moduli,
+        n,
+        axis,
+        workers=workers,
+        plan=plan,
+        out=out,
+        phase_a=phase_a,
     )
 
 
@@ -890,6 +984,7 @@ def fftn(
     plan=None,
     precision="fp64",
     moduli=None,
+    phase_a=None,
     out=None,
 ):
     """N-D discrete Fourier transform over ``axes`` (all axes by default).
@@ -923,7 +1018,19 @@ def fftn(
     >>> ozfft.fftn(np.ones((2, 3)), s=(-1, 4), axes=(0, 1)).shape
     (2, 4)
     """
-    return _c2c(x, s, axes, norm, False, precision, moduli, workers=workers, plan=plan, out=out)
+    return _c2c(
+        x,
+        s,
+        axes,
+        norm,
+        False,
+        precision,
+        moduli,
+        workers=workers,
+        plan=plan,
+        out=out,
+        phase_a=phase_a,
+    )
 
 
 @_documented
@@ -938,6 +1045,7 @@ def ifftn(
     plan=None,
     precision="fp64",
     moduli=None,
+    phase_a=None,
     out=None,
 ):
     """N-D inverse discrete Fourier transform over ``axes`` (all axes by default).
@@ -969,7 +1077,19 @@ def ifftn(
     array([[4.-0.j, 0.-0.j],
            [0.-0.j, 0.-0.j]])
     """
-    return _c2c(x, s, axes, norm, True, precision, moduli, workers=workers, plan=plan, out=out)
+    return _c2c(
+        x,
+        s,
+        axes,
+        norm,
+        True,
+        precision,
+        moduli,
+        workers=workers,
+        plan=plan,
+        out=out,
+        phase_a=phase_a,
+    )
 
 
 @_documented
@@ -984,6 +1104,7 @@ def fft2(
     plan=None,
     precision="fp64",
     moduli=None,
+    phase_a=None,
     out=None,
 ):
     """2-D discrete Fourier transform (over the last two axes by default).
@@ -1015,7 +1136,19 @@ def fft2(
     array([[2.+0.j, 0.+0.j],
            [0.+0.j, 2.+0.j]])
     """
-    return _c2c(x, s, axes, norm, False, precision, moduli, workers=workers, plan=plan, out=out)
+    return _c2c(
+        x,
+        s,
+        axes,
+        norm,
+        False,
+        precision,
+        moduli,
+        workers=workers,
+        plan=plan,
+        out=out,
+        phase_a=phase_a,
+    )
 
 
 @_documented
@@ -1030,6 +1163,7 @@ def ifft2(
     plan=None,
     precision="fp64",
     moduli=None,
+    phase_a=None,
     out=None,
 ):
     """2-D inverse discrete Fourier transform (over the last two axes by default).
@@ -1061,7 +1195,19 @@ def ifft2(
     array([[1.-0.j, 0.-0.j],
            [0.-0.j, 1.-0.j]])
     """
-    return _c2c(x, s, axes, norm, True, precision, moduli, workers=workers, plan=plan, out=out)
+    return _c2c(
+        x,
+        s,
+        axes,
+        norm,
+        True,
+        precision,
+        moduli,
+        workers=workers,
+        plan=plan,
+        out=out,
+        phase_a=phase_a,
+    )
 
 
 @_documented
@@ -1076,6 +1222,7 @@ def rfft(
     plan=None,
     precision="fp64",
     moduli=None,
+    phase_a=None,
     out=None,
 ):
     """1-D discrete Fourier transform of real input: the ``n//2 + 1`` non-negative
@@ -1108,7 +1255,9 @@ def rfft(
     >>> ozfft.rfft(np.array([1.0, 2.0, 3.0, 4.0]))
     array([10.+0.j, -2.+2.j, -2.+0.j])
     """
-    return _r2c(x, None, None, norm, workers, plan, precision, moduli, out, n, axis)
+    return _r2c(
+        x, None, None, norm, workers, plan, precision, moduli, out, n, axis, phase_a=phase_a
+    )
 
 
 @_documented
@@ -1123,6 +1272,7 @@ def irfft(
     plan=None,
     precision="fp64",
     moduli=None,
+    phase_a=None,
     out=None,
 ):
     """Inverse of :func:`rfft`: the real length-``n`` signal whose spectrum has the
@@ -1155,7 +1305,9 @@ def irfft(
     >>> ozfft.irfft(np.array([10.0, -2 + 2j, -2.0]))
     array([1., 2., 3., 4.])
     """
-    return _c2r(x, None, None, norm, workers, plan, precision, moduli, out, n, axis)
+    return _c2r(
+        x, None, None, norm, workers, plan, precision, moduli, out, n, axis, phase_a=phase_a
+    )
 
 
 @_documented
@@ -1170,6 +1322,7 @@ def rfftn(
     plan=None,
     precision="fp64",
     moduli=None,
+    phase_a=None,
     out=None,
 ):
     """N-D discrete Fourier transform of real input; the last transformed axis keeps
@@ -1203,7 +1356,7 @@ def rfftn(
     array([[8.+0.j, 0.+0.j, 0.+0.j],
            [0.+0.j, 0.+0.j, 0.+0.j]])
     """
-    return _r2c(x, s, axes, norm, workers, plan, precision, moduli, out)
+    return _r2c(x, s, axes, norm, workers, plan, precision, moduli, out, phase_a=phase_a)
 
 
 @_documented
@@ -1218,6 +1371,7 @@ def irfftn(
     plan=None,
     precision="fp64",
     moduli=None,
+    phase_a=None,
     out=None,
 ):
     """Inverse of :func:`rfftn`; the last transformed axis has length ``s[-1]``
@@ -1251,7 +1405,7 @@ def irfftn(
     array([[1., 1., 1., 1.],
            [1., 1., 1., 1.]])
     """
-    return _c2r(x, s, axes, norm, workers, plan, precision, moduli, out)
+    return _c2r(x, s, axes, norm, workers, plan, precision, moduli, out, phase_a=phase_a)
 
 
 @_documented
@@ -1266,6 +1420,7 @@ def rfft2(
     plan=None,
     precision="fp64",
     moduli=None,
+    phase_a=None,
     out=None,
 ):
     """2-D discrete Fourier transform of real input (over the last two axes by default;
@@ -1299,7 +1454,7 @@ def rfft2(
     array([[4.+0.j, 0.+0.j],
            [0.+0.j, 0.+0.j]])
     """
-    return _r2c(x, s, axes, norm, workers, plan, precision, moduli, out)
+    return _r2c(x, s, axes, norm, workers, plan, precision, moduli, out, phase_a=phase_a)
 
 
 @_documented
@@ -1314,6 +1469,7 @@ def irfft2(
     plan=None,
     precision="fp64",
     moduli=None,
+    phase_a=None,
     out=None,
 ):
     """Inverse of :func:`rfft2` (over the last two axes by default).
@@ -1345,4 +1501,4 @@ def irfft2(
     array([[1., 1.],
            [1., 1.]])
     """
-    return _c2r(x, s, axes, norm, workers, plan, precision, moduli, out)
+    return _c2r(x, s, axes, norm, workers, plan, precision, moduli, out, phase_a=phase_a)

@@ -5,7 +5,8 @@ sub-plans of four-step and Bluestein plans are entries of their own (shared betw
 plans that use them). Every plan's bytes are estimated before it is built
 (``OZFFT_PLAN_MEMORY``, :class:`~ozfft.errors.PlanMemoryError`). Executors are plans
 prepared for one engine and device (they own device state) and are keyed by the
-engine's :meth:`~ozfft.engines.base.Engine.device_key` and the plan key.
+engine's :meth:`~ozfft.engines.base.Engine.device_key`, the plan key and the arithmetic of
+Phase A (``"int8"``, ``"fp8"``: the same plan, the same integers, other products).
 :func:`clear_plan_cache` drops both.
 """
 
@@ -17,7 +18,7 @@ from typing import Any
 
 from .. import config
 from ..engines.base import Engine
-from ..engines.select import numpy_engine
+from ..engines.select import numpy_engine, resolve_phase_a
 from ..errors import PlanMemoryError
 from ..options import FFTOptions
 from .bluestein import BluesteinExecutor, build_bluestein_plan
@@ -100,31 +101,42 @@ def get_plan(n: int, options: FFTOptions | int) -> FFTPlan:
     return _cached(n, key)
 
 
-def get_executor(engine: Engine, plan: FFTPlan) -> FFTExecutor:
-    """The plan prepared for ``engine`` on its current device (cached).
+def get_executor(engine: Engine, plan: FFTPlan, phase_a: str | None = "int8") -> FFTExecutor:
+    """The plan prepared for ``engine`` on its current device (cached), its products in
+    the arithmetic ``phase_a`` (``"int8"``, ``"fp8"``; ``"auto"`` or ``None``: resolved by
+    :func:`~ozfft.engines.select.resolve_phase_a`).
 
     Bluestein plans run their chirp products on the engine around the executor of their
     inner plan; other plans go to the engine's own executor
     (:meth:`~ozfft.engines.base.Engine.prepare_fft`), else to the NumPy fixed-point
     executors or the generic Ozaki-II stage executor.
     """
-    key = (engine.device_key(), plan.n, plan.scheme, plan.num_moduli, plan.digit_format)
+    phase_a = resolve_phase_a(phase_a, engine)
+    key = (
+        engine.device_key(),
+        plan.n,
+        plan.scheme,
+        plan.num_moduli,
+        plan.digit_format,
+        phase_a,
+    )
     with _LOCK:
         ex = _EXECUTORS.get(key)
         if ex is not None and ex.plan is plan:
             _EXECUTORS.move_to_end(key)
             return ex
     if plan.bluestein is not None:
-        ex = BluesteinExecutor(engine, plan, get_executor(engine, plan.bluestein.inner))
+        inner = get_executor(engine, plan.bluestein.inner, phase_a)
+        ex = BluesteinExecutor(engine, plan, inner)
     else:
-        ex = engine.prepare_fft(plan)
+        ex = engine.prepare_fft(plan, phase_a)
     if ex is None:
         if plan.scheme == "fixed":
             if engine.name != "numpy":
                 raise NotImplementedError(f"the {engine.name} engine has no fixed-point FFT")
-            ex = fixed_executor(plan, lambda sub: get_executor(engine, sub))
+            ex = fixed_executor(plan, lambda sub: get_executor(engine, sub, phase_a), phase_a)
         else:
-            ex = StageExecutor(engine, plan)
+            ex = StageExecutor(engine, plan, phase_a)
     with _LOCK:
         _EXECUTORS[key] = ex
         _EXECUTORS.move_to_end(key)

@@ -3,9 +3,10 @@
 An executor computes the unnormalized forward DFT (``exp(-2 pi i jk/n)``) of complex128
 data along one axis: ``executor.forward(x, axis)``; it never writes into ``x``.
 :class:`StageExecutor` runs an Ozaki-II plan stage by stage on any engine (Ozaki-II
-products through :mod:`ozfft.scheme`); the fixed-point plans run on the NumPy engine in
-:mod:`.fixed`, Bluestein plans in :mod:`.bluestein` around an inner executor; engines may
-offer faster executors of their own (the CUDA engine's fused per-axis kernel), see
+products through :mod:`ozfft.scheme`; an FP8 Phase A on the NumPy engine); the
+fixed-point plans run on the NumPy engine in :mod:`.fixed`, Bluestein plans in
+:mod:`.bluestein` around an inner executor; engines may offer faster executors of their
+own (the CUDA engine's fused per-axis kernel), see
 :meth:`ozfft.engines.base.Engine.prepare_fft`.
 
 Stage-loop data layout between stages: ``(K, m, B)`` with K the output digits found so
@@ -21,9 +22,10 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from ..engines.base import Engine
+from ..engines.base import Engine, ResidueStack
 from ..ozaki.moduli import moduli_set
 from ..scheme.fixed import fixed_left_product
+from ..scheme.gemm import fp8_system_for
 from .plan import FFTPlan
 
 __all__ = [
@@ -135,13 +137,25 @@ class StageExecutor(ColumnsExecutor):
     """An Ozaki-II stage plan, stage by stage, on any engine (the generic executor).
 
     Owns the plan's engine-side state: the residues of the Ozaki-II stage matrices.
+    ``phase_a="fp8"`` (the NumPy engine): Phase A on the FP8 residue system with at least
+    the bits of the plan's INT8 moduli, the INT8 scaling kept: the same bits.
     """
 
-    def __init__(self, engine: Engine, plan: FFTPlan) -> None:
+    def __init__(self, engine: Engine, plan: FFTPlan, phase_a: str = "int8") -> None:
         if plan.scheme != "ozaki" or plan.bluestein is not None:
             raise ValueError("the stage executor runs Ozaki-II stage plans")
+        if phase_a not in ("int8", "fp8"):
+            raise ValueError(f"phase_a is 'int8' or 'fp8' here, not {phase_a!r}")
+        if phase_a == "fp8" and engine.name != "numpy":
+            raise NotImplementedError(
+                "phase_a='fp8' with moduli= (the Ozaki-II stage path): its FP8 stage products "
+                "run on the NumPy engine only; without moduli= the fixed-point FFT runs its "
+                "FP8 products on the GPU"
+            )
         self.engine = engine
         self.plan = plan
+        self.phase_a = phase_a
+        self._system = fp8_system_for(plan.num_moduli) if phase_a == "fp8" else None
         self._residues: dict[int, Any] = {}
 
     def _xp(self):
@@ -157,7 +171,11 @@ class StageExecutor(ColumnsExecutor):
         res = self._residues.get(idx)
         if res is None:
             stage = self.plan.stages[idx]
-            res = self.engine.integer_residues(stage.re, stage.im, moduli_set(self.plan.num_moduli))
+            if self._system is None:
+                moduli = moduli_set(self.plan.num_moduli)
+                res = self.engine.integer_residues(stage.re, stage.im, moduli)
+            else:
+                res = _symmetric_residues(stage.re, stage.im, self._system.moduli)
             self._residues[idx] = res
         return res
 
@@ -176,6 +194,21 @@ class StageExecutor(ColumnsExecutor):
                 operand,
                 plan.num_moduli,
                 np.complex128,
+                system=self._system,
             )
             data = regroup_out(xp, y, plan.radices, idx, data.shape)
         return unreverse(xp, data, plan.radices, n, batch)
+
+
+def _symmetric_residues(re: np.ndarray, im: np.ndarray, moduli) -> ResidueStack:
+    """``(N, 2, ...)`` float32 symmetric residues (``|r| <= m/2``, exact) of the Gaussian
+    integer matrix ``re + i im`` modulo every ``m`` (the FP8 moduli, up to ``32**3``)."""
+    planes = []
+    for m in moduli:
+        parts = []
+        for v in (re, im):
+            r = np.mod(np.asarray(v, np.int64), m)
+            r[r > m // 2] -= m
+            parts.append(r)
+        planes.append(np.stack(parts))
+    return ResidueStack(np.stack(planes).astype(np.float32), is_complex=True)

@@ -25,6 +25,14 @@ GEMMs of reduction 12r and 8r per stage instead of 41 digit products of 2r); the
 weighted sum and the rounding shift are then exact integer arithmetic
 (:func:`~ozfft.ozaki.fixed_point.round_shift_sum`). The result equals the diagonal
 definition bit for bit (the tests check it against Python integers).
+
+FP8 Phase A (``phase_a="fp8"``, :class:`_Fp8StageProduct`): the diagonal definition
+itself, each byte-digit product ``W_c X_a`` from the FP8 tensor cores' operands — the
+4-bit sub-digits of both (:func:`~ozfft.ozaki.fixed_point.nibbles`, at most 16 in
+magnitude: exact e4m3 values) — as float32 products over the stage's ``k = 2r`` terms
+(every partial sum below ``256 k < 2**24``: exact), recombined in integers,
+``256 C_h A_h + 16 (C_h A_l + C_l A_h) + C_l A_l``, and summed per diagonal
+(:func:`~ozfft.ozaki.fixed_point.combine_diagonals`). Same integers, same bits as INT8.
 """
 
 from __future__ import annotations
@@ -39,9 +47,13 @@ from ..ozaki.fixed_point import (
     DigitFormat,
     align_carried,
     carried_line_exponent,
+    combine_diagonals,
+    data_digits,
+    fp8_stage_check,
     from_fixed,
     line_exponent,
     matrix_digits,
+    nibbles,
     renormalize_shift,
     round_shift_sum,
     to_fixed,
@@ -58,6 +70,9 @@ _CHUNK = 1 << 15
 _ELEMENTS = 1 << 18
 #: every partial sum of an exact float64 GEMM stays within this
 _EXACT = 1 << 53
+#: data integers per chunk of the FP8 stage product (its float32 nibble products take
+#: ``16 dw dx`` bytes per data integer: ~28 MiB for fp64)
+_FP8_CHUNK = 1 << 15
 
 
 def _columns(n: int) -> int:
@@ -127,6 +142,60 @@ class _StageProduct:
         return out
 
 
+class _Fp8StageProduct:
+    """``z`` of one stage from FP8 products (module doc, FP8 Phase A): the nibble planes of
+    the matrix digits times those of the data digits, float32 (exact), recombined per digit
+    pair and diagonal in int64, then :func:`combine_diagonals`."""
+
+    def __init__(self, stage: Stage, fmt: DigitFormat) -> None:
+        self.fmt = fmt
+        self.radix = stage.radix
+        self.k = k = fp8_stage_check(stage.radix)
+        emb = stage.real_embedding()  # (prev, suffix, k, k)
+        low, high = nibbles(matrix_digits(emb, fmt.matrix_digits))  # (dw, prev, suffix, k, k)
+        planes = np.stack([low, high], axis=1)  # (dw, 2, prev, suffix, k, k)
+        # rows (c, h, i) of one stacked float32 matrix per (prev, suffix)
+        planes = np.moveaxis(planes, (0, 1), (2, 3))  # (prev, suffix, dw, 2, k, k)
+        self.matrix = np.ascontiguousarray(
+            planes.reshape(*emb.shape[:2], 2 * fmt.matrix_digits * k, k), dtype=np.float32
+        )
+        self.diagonals = range(fmt.first_diagonal, fmt.last_diagonal + 1)
+
+    def __call__(self, x: np.ndarray) -> np.ndarray:
+        """``z`` for integer vectors ``x`` ``(prev, suffix, 2r, V)`` (columns independent)."""
+        fmt, k = self.fmt, self.k
+        dw, dx = fmt.matrix_digits, fmt.data_digits
+        prev, suffix, _, vectors = x.shape
+        out = np.empty(x.shape, np.int64)
+        step = max(1, _FP8_CHUNK // (prev * suffix * k))
+        for v0 in range(0, vectors, step):
+            xv = x[..., v0 : v0 + step]
+            v = xv.shape[-1]
+            low, high = nibbles(data_digits(xv, dx))  # (dx, prev, suffix, k, v)
+            planes = np.stack([low, high], axis=1)  # (dx, 2, prev, suffix, k, v)
+            data = np.moveaxis(planes, (0, 1), (3, 4)).reshape(prev, suffix, k, 2 * dx * v)
+            # every partial sum of these float32 products is an integer below 256 k < 2**24
+            p = np.matmul(self.matrix, data.astype(np.float32))
+            p = p.reshape(prev, suffix, dw, 2, k, dx, 2, v).astype(np.int32)
+            # byte-digit products W_c X_a (|.| <= 128 * 255 k < 2**31): (prev, suffix, dw,
+            # k, dx, v)
+            q = (
+                (p[:, :, :, 1, :, :, 1] << 8)
+                + ((p[:, :, :, 1, :, :, 0] + p[:, :, :, 0, :, :, 1]) << 4)
+                + p[:, :, :, 0, :, :, 0]
+            )
+            acc = [
+                sum(q[:, :, c, :, a].astype(np.int64) for c, a in fmt.pairs(d))
+                for d in self.diagonals
+            ]
+            out[..., v0 : v0 + v] = combine_diagonals(acc, fmt, self.radix)
+        return out
+
+
+#: the stage products of each Phase A
+_STAGE_PRODUCTS = {"int8": _StageProduct, "fp8": _Fp8StageProduct}
+
+
 def _pack(terms, row_l1, data_bits: int, width: int, k: int):
     """Pieces of ``width`` bits of every term's data, packed per weight into GEMMs whose
     partial sums stay within ``2**53`` (first fit, largest bound first); None if a piece
@@ -166,11 +235,16 @@ def _cost(bins, k: int) -> int:
 class FixedPointExecutor(ColumnsExecutor):
     """A one-pass ``"fixed"`` plan on numpy arrays; owns the stages' float64 matrices."""
 
-    def __init__(self, plan: FFTPlan) -> None:
+    def __init__(self, plan: FFTPlan, phase_a: str = "int8") -> None:
         if plan.scheme != "fixed" or plan.four_step is not None or plan.bluestein is not None:
             raise ValueError("not a one-pass fixed-point plan")
+        if phase_a not in _STAGE_PRODUCTS:
+            raise ValueError(f"phase_a is one of {tuple(_STAGE_PRODUCTS)} here, not {phase_a!r}")
         self.plan = plan
-        self._products = [_StageProduct(s, plan.digit_format) for s in plan.stages]
+        #: the arithmetic of the stage products ("int8" or "fp8"); the same integers
+        self.phase_a = phase_a
+        product = _STAGE_PRODUCTS[phase_a]
+        self._products = [product(s, plan.digit_format) for s in plan.stages]
 
     def transform(self, x: np.ndarray) -> np.ndarray:
         """Forward DFT of each column of complex128 ``x`` ``(n, B)``."""
@@ -339,10 +413,18 @@ class FourStepExecutor(ColumnsExecutor):
 
 
 def fixed_executor(
-    plan: FFTPlan, sub_executor: Callable[[FFTPlan], Any] | None = None
+    plan: FFTPlan,
+    sub_executor: Callable[[FFTPlan], Any] | None = None,
+    phase_a: str = "int8",
 ) -> FixedPointExecutor | FourStepExecutor:
     """The NumPy executor of a one-pass or four-step fixed-point plan (a four-step plan's
-    sub-plans through ``sub_executor``, default: this function)."""
+    sub-plans through ``sub_executor``, default: this function with the same
+    ``phase_a``), its stage products on INT8 or FP8 operands (``phase_a``)."""
     if plan.four_step is not None:
+        if sub_executor is None:
+
+            def sub_executor(sub: FFTPlan) -> Any:
+                return fixed_executor(sub, phase_a=phase_a)
+
         return FourStepExecutor(plan, sub_executor)
-    return FixedPointExecutor(plan)
+    return FixedPointExecutor(plan, phase_a)

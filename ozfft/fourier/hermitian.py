@@ -11,7 +11,8 @@ real-to-complex one. With ``swap = {backward: forward, forward: backward, ortho:
 (the Hermitian extension of ``conj(x)`` is the conjugate of that of ``x``, and
 ``conj(ifft(conj(y))) = fft(y) / n``). The default ``norm="backward"`` leaves ``hfft``
 unscaled and divides ``ihfft`` by ``n``, as numpy and scipy do. Because every transform
-goes through the public functions, both engines run them and stay bit-identical.
+goes through the public functions, both engines run them and stay bit-identical, and
+``precision``, ``moduli`` and ``phase_a`` mean what they mean there.
 """
 
 from __future__ import annotations
@@ -46,6 +47,7 @@ def hfft(
     plan=None,
     precision="fp64",
     moduli=None,
+    phase_a=None,
     out=None,
 ):
     """FFT of a signal with Hermitian symmetry (a half spectrum): real output of length
@@ -61,6 +63,7 @@ def hfft(
         plan=plan,
         precision=precision,
         moduli=moduli,
+        phase_a=phase_a,
         out=out,
     )
 
@@ -76,6 +79,7 @@ def ihfft(
     plan=None,
     precision="fp64",
     moduli=None,
+    phase_a=None,
     out=None,
 ):
     """Inverse of :func:`hfft`: the ``n//2 + 1`` non-negative-frequency terms of the
@@ -91,6 +95,7 @@ def ihfft(
         plan=plan,
         precision=precision,
         moduli=moduli,
+        phase_a=phase_a,
         out=out,
     )
     xp, y = _xp_of(y)
@@ -108,6 +113,7 @@ def hfftn(
     plan=None,
     precision="fp64",
     moduli=None,
+    phase_a=None,
 ):
     """N-D FFT of Hermitian-symmetric input (half spectrum along the last of ``axes``):
     real output, last axis of length ``s[-1]`` (default ``2 (m - 1)``)."""
@@ -121,6 +127,7 @@ def hfftn(
         plan=plan,
         precision=precision,
         moduli=moduli,
+        phase_a=phase_a,
     )
 
 
@@ -135,6 +142,7 @@ def ihfftn(
     plan=None,
     precision="fp64",
     moduli=None,
+    phase_a=None,
 ):
     """N-D inverse DFT of real input; the last of ``axes`` keeps ``s[-1]//2 + 1`` terms."""
     y = api.rfftn(
@@ -147,6 +155,7 @@ def ihfftn(
         plan=plan,
         precision=precision,
         moduli=moduli,
+        phase_a=phase_a,
     )
     xp, y = _xp_of(y)
     return xp.conj(y, out=y)
@@ -163,10 +172,20 @@ def hfft2(
     plan=None,
     precision="fp64",
     moduli=None,
+    phase_a=None,
 ):
     """2-D FFT of a Hermitian-symmetric array (:func:`hfftn` over the last two axes)."""
     return hfftn(
-        x, s, axes, norm, overwrite_x, workers, plan=plan, precision=precision, moduli=moduli
+        x,
+        s,
+        axes,
+        norm,
+        overwrite_x,
+        workers,
+        plan=plan,
+        precision=precision,
+        moduli=moduli,
+        phase_a=phase_a,
     )
 
 
@@ -181,8 +200,18 @@ def ihfft2(
     plan=None,
     precision="fp64",
     moduli=None,
+    phase_a=None,
 ):
     """2-D inverse FFT of a real array (:func:`ihfftn` over the last two axes)."""
     return ihfftn(
-        x, s, axes, norm, overwrite_x, workers, plan=plan, precision=precision, moduli=moduli
+        x,
+        s,
+        axes,
+        norm,
+        overwrite_x,
+        workers,
+        plan=plan,
+        precision=precision,
+        moduli=moduli,
+        phase_a=phase_a,
     )

@@ -86,7 +86,7 @@ def run_passes(
     for k, axis in enumerate(axes):
         n = y.shape[axis] if carry is None else carry.shape[axis]
         more = keep or k < len(axes) - 1
-        executor = get_executor(engine, get_plan(n, options))
+        executor = get_executor(engine, get_plan(n, options), options.phase_a)
         flag = None
         if check is not None and k == 0 and carry is None:
             flag = check.flag(executor, y.shape)

@@ -27,6 +27,20 @@ Each ``acc_d`` is an exact INT32 sum (``|acc_d| <= 7 * 128 * 128 * 255 < 2**31``
 34 for fp32). The truncation is part of the definition, so both engines compute the
 same ``z``.
 
+FP8 Phase A (``phase_a="fp8"``): e4m3 holds every integer of magnitude at most 16, so
+each byte-digit product is formed from 4-bit sub-digits (:func:`nibbles`): a matrix digit
+``c = 16 c_h + c_l`` (``c_l`` in ``[-8, 7]``, ``c_h`` in ``[-8, 8]``), a data digit
+``a = 16 a_h + a_l`` (``a_l`` in ``[-8, 7]``; ``a_h`` in ``[0, 16]`` for an unsigned
+byte, in ``[-4, 4]`` for the signed top one), and
+
+    W_c X_a = 256 (C_h A_h) + 16 (C_h A_l + C_l A_h) + C_l A_l,
+
+each nibble product a sum over the stage's ``k = 2r`` real terms of products of at most
+``16 * 16`` in magnitude: FP32-accumulated, exact while ``256 k < 2**24``
+(:func:`fp8_stage_check`; docs/numerics.md, "FP8 accumulation"). The nibble products are
+then recombined in integers, which gives every ``acc_d`` bit for bit: the FP8 Phase A of
+the FFT computes the same ``z`` as the INT8 one.
+
 Entry from floating point: the line exponent ``E`` is the largest ``frexp`` exponent of
 the line's components and ``x = floor(v 2**(T - E) + 1/2)``. Exit: ``z 2**e`` rounded
 once, to nearest even (subnormals and overflow as IEEE 754) — no floating-point
@@ -85,6 +99,8 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
+from .residue_system import FP8_DIGIT_MAX, FP8_EXACT_BITS
+
 __all__ = [
     "FORMATS",
     "Carried",
@@ -95,9 +111,11 @@ __all__ = [
     "ceil_log2_int",
     "combine_diagonals",
     "data_digits",
+    "fp8_stage_check",
     "from_fixed",
     "line_exponent",
     "matrix_digits",
+    "nibbles",
     "renormalize_shift",
     "round_shift_sum",
     "to_fixed",
@@ -187,6 +205,30 @@ def data_digits(x: np.ndarray, count: int) -> np.ndarray:
         out[a] = (x >> (8 * a)) & 255
     out[count - 1] = x >> (8 * (count - 1))
     return out
+
+
+def nibbles(digits: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``(low, high)`` int64 sub-digits of byte digits (balanced matrix digits in
+    ``[-128, 127]``, unsigned data bytes in ``[0, 255]`` or a signed top byte):
+    ``digit = 16 high + low``, ``low = ((digit + 8) & 15) - 8`` in ``[-8, 7]``, so
+    ``|high| <= 16`` (``[-8, 8]`` for balanced digits, ``[0, 16]`` for unsigned bytes):
+    every sub-digit is an exact e4m3 value. Raises if a digit is out of byte range."""
+    d = np.asarray(digits, np.int64)
+    low = ((d + 8) & 15) - 8
+    high = (d - low) >> 4
+    if np.abs(high).max(initial=0) > FP8_DIGIT_MAX:
+        raise ValueError("a digit does not split into e4m3 sub-digits (|digit| > 263)")
+    return low, high
+
+
+def fp8_stage_check(radix: int) -> int:
+    """``k = 2 radix``, the real terms of a stage's nibble products, after checking that
+    their FP32 sums stay exact: every term is at most ``16 * 16`` in magnitude, so every
+    partial sum is below ``256 k``, which must stay below ``2**24`` (radix < 32768)."""
+    k = 2 * radix
+    if FP8_DIGIT_MAX**2 * k >= 1 << FP8_EXACT_BITS:
+        raise AssertionError(f"radix {radix}: FP32 sums of FP8 nibble products are not exact")
+    return k
 
 
 def combine_diagonals(acc: list[np.ndarray], fmt: DigitFormat, radix: int) -> np.ndarray:

@@ -4,6 +4,10 @@
 norm below ``2**G_a``; only the right operand ``X`` is scaled, per column, so that
 ``||2**tau x||_2**2 <= 2**(2(L-1) - G_a)``: then ``2 sum |w||x'| <= 2**L < P`` and the
 product ``W X'`` is recovered exactly and rounded once (times ``2**-(bits + tau)``).
+
+With an FP8 residue system (``system``, at least the bits of the ``num_moduli`` INT8
+moduli) the scaling keeps the INT8 budget and Phase A runs on the system: the same exact
+product, the same bits.
 """
 
 from __future__ import annotations
@@ -12,6 +16,7 @@ from typing import Any
 
 from ..engines.base import Engine, ResidueStack
 from ..ozaki.moduli import moduli_set
+from ..ozaki.residue_system import ResidueSystem
 from ..ozaki.scaling import fast_shift_squared
 
 __all__ = ["fixed_left_product"]
@@ -25,14 +30,19 @@ def fixed_left_product(
     x: Any,
     num_moduli: int,
     out_dtype: Any,
+    system: ResidueSystem | None = None,
 ) -> Any:
     """``(W / 2**bits) @ x`` for residues ``w`` of shape ``(..., r, r)`` and complex ``x``
-    ``(..., r, cols)`` with the same batch shape."""
+    ``(..., r, cols)`` with the same batch shape; Phase A on ``system`` (whose budget
+    must hold that of ``num_moduli`` INT8 moduli; ``w`` its residues) where given."""
     xp = engine.xp
-    moduli = moduli_set(num_moduli)
+    int8 = moduli_set(num_moduli)
+    moduli = int8 if system is None else system
+    if moduli.budget_bits < int8.budget_bits:
+        raise ValueError("the residue system holds fewer bits than the INT8 moduli")
     xt = engine.prepare_operand(xp.swapaxes(x, -1, -2))
     stats = engine.row_stats(xt, "x", need_sumsq=True)
-    budget = 2 * (moduli.budget_bits - 1) - squared_row_bound_log2
+    budget = 2 * (int8.budget_bits - 1) - squared_row_bound_log2
     shift_x = fast_shift_squared(xp, stats.max_exp, stats.sumsq, budget)
     rx = engine.residues(xt, shift_x, moduli)
     rows = x.shape[-2]

@@ -12,6 +12,13 @@ exact integer (or an exactly computed float64 integer), so both engines take the
 decision and return the same bits; on a GPU the decision costs one small device->host
 read per stage of the search (one for well-scaled inputs).
 
+FP8 Phase A (``phase_a="fp8"``) takes the same decision in INT8 moduli counts (at most
+:func:`fp8_max_moduli`, 18: FP8 residue systems reach 141 bits) and runs each exact
+product on :func:`fp8_system_for` that count: an FP8 system with at least the INT8
+moduli's bits, scaled with the INT8 count's budget. The exact integer products are the
+same, so the result is bitwise that of ``phase_a="int8"`` whenever both plans agree (they
+differ only where INT8 would need 19 or 20 moduli: FP8 then splits, or runs natively).
+
 The decision, per operand row (A's rows, B's columns, as rows of ``Bt``):
 
 * ``q_i = sigma_i + E_i``: bits the row keeps above its grid ``2**-sigma_i``;
@@ -31,9 +38,11 @@ one integer per operand and moduli count (the shifts of every count from the def
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from contextlib import AbstractContextManager, nullcontext
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from functools import cache
 from typing import Any
 
 import numpy as np
@@ -50,8 +59,8 @@ from ..ozaki.bounds import (
     truncation_budget,
     truncation_slack,
 )
-from ..ozaki.moduli import MAX_MODULI, ModuliSet, moduli_set
-from ..ozaki.residue_system import ResidueSystem
+from ..ozaki.moduli import MAX_MODULI, MIN_MODULI, ModuliSet, moduli_set
+from ..ozaki.residue_system import PHASE_A_KINDS, ResidueSystem, fp8_system
 from ..ozaki.scaling import (
     ZERO_ROW_EXP,
     accurate_bound_bits,
@@ -67,6 +76,8 @@ __all__ = [
     "MatmulPlan",
     "compute_shifts",
     "emulated_matmul",
+    "fp8_max_moduli",
+    "fp8_system_for",
     "guaranteed_matmul",
     "plan_matmul",
 ]
@@ -94,12 +105,14 @@ def _no_timer(name: str) -> AbstractContextManager:
 class MatmulPlan:
     """How one ``ozfft.matmul`` call is computed.
 
-    moduli: INT8 moduli per exact product (0 when native).
+    moduli: INT8 moduli per exact product (0 when native); with ``phase_a="fp8"`` the
+    count whose bits the FP8 residue system provides (:func:`fp8_system_for`).
     split_a, split_b: whether A (B) is split into hi and lo parts (one exact product per
     pair of parts, summed in float64).
     native: computed by the native routine (numpy / cupy ``matmul``).
     guaranteed: the accuracy guarantee holds (False only for an explicit ``moduli=``).
     reason: one line saying why.
+    phase_a: the arithmetic of Phase A, ``"int8"`` or ``"fp8"`` (resolved).
     """
 
     moduli: int
@@ -108,20 +121,81 @@ class MatmulPlan:
     native: bool = False
     guaranteed: bool = True
     reason: str = ""
+    phase_a: str = "int8"
+
+    def __post_init__(self) -> None:
+        if self.phase_a not in PHASE_A_KINDS:
+            raise ValueError(f"a plan's phase_a is one of {PHASE_A_KINDS}, not {self.phase_a!r}")
 
     @property
     def products(self) -> int:
         """Exact Ozaki-II products the plan runs (0 when native)."""
         return 0 if self.native else (1 + self.split_a) * (1 + self.split_b)
 
+    @property
+    def system(self) -> ModuliSet | ResidueSystem:
+        """The moduli Phase A runs on: the first :attr:`moduli` INT8 moduli, or for
+        ``phase_a="fp8"`` the FP8 residue system with at least their bits. The scaling
+        reads the INT8 count's budget either way (:func:`fp8_system_for`)."""
+        if self.phase_a == "fp8":
+            return fp8_system_for(self.moduli)
+        return moduli_set(self.moduli)
+
     def describe(self) -> str:
-        """Short form: ``"16"``, ``"20"``, ``"16 x2 (a split)"``, ``"native"``."""
+        """Short form: ``"16"``, ``"20"``, ``"16 x2 (a split)"``, ``"native"``; with FP8
+        Phase A the FP8 system's bits in place of the count: ``"fp8 127 bits"``,
+        ``"fp8 127 bits x4 (a and b split)"``."""
         if self.native:
             return "native"
+        if self.phase_a == "fp8":
+            head = f"fp8 {math.floor(self.system.log2_product)} bits"
+        else:
+            head = str(self.moduli)
         if self.products == 1:
-            return str(self.moduli)
+            return head
         parts = " and ".join(name for name, s in (("a", self.split_a), ("b", self.split_b)) if s)
-        return f"{self.moduli} x{self.products} ({parts} split)"
+        return f"{head} x{self.products} ({parts} split)"
+
+
+@cache
+def fp8_system_for(num_moduli: int) -> ResidueSystem:
+    """The FP8 residue system that stands in for ``num_moduli`` INT8 moduli: the fewest
+    FP8 digit products whose CRT range has at least ``ceil(log2 P)`` bits, ``P`` the
+    product of those INT8 moduli. The scaling keeps the INT8 count's budget ``L =
+    floor(log2 P)``, and ``2**L < P_fp8``, so the same truncated integers are recovered
+    exactly: the result is bitwise that of the INT8 moduli, and whatever the INT8 count
+    proves (the accuracy guarantee) holds as it is. Raises ``ValueError`` past
+    :func:`fp8_max_moduli` (FP8 moduli reach 141 bits)."""
+    int8 = moduli_set(num_moduli)
+    try:
+        system = fp8_system(math.ceil(int8.log2_product))
+    except ValueError as exc:
+        raise ValueError(
+            f"phase_a='fp8' provides the bits of at most {fp8_max_moduli()} INT8 moduli "
+            f"(FP8 residue systems reach 141 bits), not {num_moduli} "
+            f"({int8.log2_product:.1f} bits)"
+        ) from exc
+    if system.budget_bits < int8.budget_bits:
+        raise AssertionError("an FP8 system must hold the INT8 moduli's budget")
+    return system
+
+
+@cache
+def fp8_max_moduli() -> int:
+    """The most INT8 moduli whose bits an FP8 residue system provides (18)."""
+    best = MIN_MODULI - 1
+    for n in range(MIN_MODULI, MAX_MODULI + 1):
+        try:
+            fp8_system(math.ceil(moduli_set(n).log2_product))
+        except ValueError:
+            break
+        best = n
+    return best
+
+
+def max_moduli_for(phase_a: str) -> int:
+    """The most INT8 moduli (or their bits) one exact product of this Phase A uses."""
+    return fp8_max_moduli() if phase_a == "fp8" else MAX_MODULI
 
 
 Moduli = int | ModuliSet | ResidueSystem  #: a count of INT8 moduli, or the moduli themselves
@@ -230,25 +304,33 @@ def emulated_matmul(
     out_dtype: Any,
     complex_method: str = "karatsuba",
     system: ResidueSystem | None = None,
+    phase_a: str = "int8",
 ) -> Any:
     """``a @ b`` for same-batch-shape float64/complex128 stacks, via Ozaki scheme II,
     with ``num_moduli`` moduli (no accuracy guarantee: the explicit ``moduli=`` path), or
-    with the residue system ``system`` (its moduli and its Phase A: INT8 or FP8 digit
-    products, :mod:`ozfft.ozaki.residue_system`; the NumPy engine only for FP8)."""
+    with the residue system ``system`` (its moduli, its budget and its Phase A: INT8 or FP8
+    digit products, :mod:`ozfft.ozaki.residue_system`; the NumPy engine only for FP8).
+
+    ``phase_a="fp8"`` with ``num_moduli``: the scaling of ``num_moduli`` INT8 moduli and
+    the FP8 system with at least their bits (:func:`fp8_system_for`), so the result is
+    bitwise that of ``phase_a="int8"``."""
     xp = engine.xp
+    if phase_a not in PHASE_A_KINDS:
+        raise ValueError(f"phase_a is one of {PHASE_A_KINDS} here, not {phase_a!r}")
     if system is None:
         if num_moduli is None:
             raise ValueError("give num_moduli or a residue system")
-        moduli = moduli_set(num_moduli)
+        budget = moduli_set(num_moduli)
+        moduli = fp8_system_for(num_moduli) if phase_a == "fp8" else budget
     elif num_moduli not in (None, system.count):
         raise ValueError(
             f"num_moduli={num_moduli} disagrees with the system's {system.count} moduli"
         )
     else:
-        moduli = system
+        moduli = budget = system
     a = engine.prepare_operand(a)
     bt = engine.prepare_operand(xp.swapaxes(b, -1, -2))
-    shift_a, shift_b = compute_shifts(engine, a, bt, moduli, mode)
+    shift_a, shift_b = compute_shifts(engine, a, bt, budget, mode)
     logger.debug(
         "ozaki-II %s: %s @ %s, %d %s moduli (log2 P = %.1f), mode %s",
         engine.name,
@@ -525,13 +607,18 @@ def _side_deficit(xp, op: _Operand, sigma: Any, exact: Any, pair: Any | None, g:
 class _Planner:
     """The search of :func:`plan_matmul`; keeps what the chosen plan's products reuse."""
 
-    def __init__(self, engine, a, bt, *, precision, mode, out_bits, exact_bits, timer):
+    def __init__(
+        self, engine, a, bt, *, precision, mode, out_bits, exact_bits, timer, phase_a="int8"
+    ):
         self.engine = engine
         self.xp = xp = engine.xp
         self.mode = mode
         self.precision = precision
         self.out_bits = out_bits
         self.timer = timer
+        self.phase_a = phase_a
+        #: the most INT8 moduli (or, for FP8, their bits) one exact product may use
+        self.max_moduli = max_moduli_for(phase_a)
         k = a.shape[-1]
         #: real products per output part: each part of a complex product is a real dot
         #: product of length 2k (the native routine's bound counts them: gamma_2k)
@@ -562,11 +649,12 @@ class _Planner:
     # -- single products ------------------------------------------------------------
     def _single_deficits(self) -> np.ndarray:
         """``(counts, 2)`` host array: deficits of A and B for every moduli count from the
-        default to 20, evaluated together (one device->host read)."""
+        default to :attr:`max_moduli` (20; 18 for FP8), evaluated together (one
+        device->host read)."""
         xp = self.xp
         sa, sb, extra = self.stats
         r = truncation_budget(self.k, self.precision, self.out_bits, 1)
-        counts = range(self.base, MAX_MODULI + 1)
+        counts = range(self.base, self.max_moduli + 1)
         budget = xp.asarray([moduli_set(n).budget_bits for n in counts], xp.int64)
         budget = budget.reshape(-1, *([1] * sa.max_exp.ndim))
         sig_a, sig_b = _shifts_for(xp, sa, sb, extra, budget, self.mode)
@@ -576,12 +664,24 @@ class _Planner:
         return _to_host(xp, xp.stack([da, db], axis=-1))
 
     def _first_single(self, deficits: np.ndarray) -> int | None:
-        for n, (da, db) in zip(range(self.base, MAX_MODULI + 1), deficits.tolist(), strict=True):
+        counts = range(self.base, self.max_moduli + 1)
+        for n, (da, db) in zip(counts, deficits.tolist(), strict=True):
             if da <= 0 and db <= 0:
                 return n
         return None
 
     def plan(self) -> MatmulPlan:
+        plan = self._plan()
+        if self.phase_a == "int8" or plan.native:
+            return replace(plan, phase_a=self.phase_a)
+        system = fp8_system_for(plan.moduli)
+        reason = (
+            f"{plan.reason}; FP8 Phase A on {system.count} moduli of "
+            f"{system.log2_product:.1f} bits ({system.total_products} digit products)"
+        )
+        return replace(plan, phase_a=self.phase_a, reason=reason)
+
+    def _plan(self) -> MatmulPlan:
         xp = self.xp
         if truncation_budget(self.k, self.precision, self.out_bits, 1) is not None:
             with self.timer("guarantee"):
@@ -613,7 +713,7 @@ class _Planner:
         return MatmulPlan(
             0,
             native=True,
-            reason=f"more than {MAX_PRODUCTS} products of {MAX_MODULI} moduli needed",
+            reason=f"more than {MAX_PRODUCTS} products of {self.max_moduli} moduli needed",
         )
 
     # -- split products -------------------------------------------------------------
@@ -652,7 +752,7 @@ class _Planner:
         products = (1 + split_a) * (1 + split_b)
         r = truncation_budget(self.k, self.precision, self.out_bits, products)
         ra, rb = self.pair if self.pair is not None else (None, None)
-        for n in range(self.base, MAX_MODULI + 1):
+        for n in range(self.base, self.max_moduli + 1):
             shifts = [self.split_shifts(self.a, n, split_a), self.split_shifts(self.b, n, split_b)]
             ds = []
             with self.timer("guarantee"):
@@ -680,8 +780,13 @@ def plan_matmul(
     out_bits: int,
     exact_bits: tuple[int, int],
     timer: Timer = _no_timer,
+    phase_a: str = "int8",
 ) -> tuple[MatmulPlan, _Planner]:
     """The plan of ``a @ bt^T`` (rows over k, prepared operands) under the guarantee.
+
+    ``phase_a="fp8"``: the same decision over at most :func:`fp8_max_moduli` INT8 moduli
+    (the most an FP8 residue system stands in for), run on :func:`fp8_system_for` that
+    count.
 
     A device allocation failure of the decision's own work is raised as
     :class:`DeviceMemoryError` (with a lower estimate of the bytes it needs).
@@ -696,6 +801,7 @@ def plan_matmul(
             out_bits=out_bits,
             exact_bits=exact_bits,
             timer=timer,
+            phase_a=phase_a,
         )
         return planner.plan(), planner
     except DeviceMemoryError:
@@ -723,6 +829,7 @@ def guaranteed_matmul(
     exact_bits: tuple[int, int],
     timer: Timer = _no_timer,
     complex_method: str = "karatsuba",
+    phase_a: str = "int8",
 ) -> tuple[Any | None, MatmulPlan]:
     """``a @ b`` (same-batch float64/complex128 stacks) under the accuracy guarantee.
 
@@ -743,6 +850,7 @@ def guaranteed_matmul(
         out_bits=out_bits,
         exact_bits=exact_bits,
         timer=timer,
+        phase_a=phase_a,
     )
     logger.debug(
         "ozaki-II %s: %s @ %s, plan %s (%s), mode %s",
@@ -759,7 +867,7 @@ def guaranteed_matmul(
     if plan.products == 1:
         sa, sb, extra = planner.stats
         shift_a, shift_b = _shifts(xp, sa, sb, extra, plan.moduli, mode)
-        out = _product(engine, a, bt, shift_a, shift_b, plan.moduli, out_dtype, complex_method)
+        out = _product(engine, a, bt, shift_a, shift_b, plan.system, out_dtype, complex_method)
         return out, plan
     sig_a, lo_a, sig_lo_a, _ = planner.split_shifts(planner.a, plan.moduli, plan.split_a)
     sig_b, lo_b, sig_lo_b, _ = planner.split_shifts(planner.b, plan.moduli, plan.split_b)
@@ -768,7 +876,7 @@ def guaranteed_matmul(
     compute = a.dtype
     residues: dict = {}
     terms = [
-        _product(engine, xa, xb, sa_, sb_, plan.moduli, compute, complex_method, residues)
+        _product(engine, xa, xb, sa_, sb_, plan.system, compute, complex_method, residues)
         for xa, sa_ in parts_a
         for xb, sb_ in parts_b
     ]

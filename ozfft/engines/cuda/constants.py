@@ -10,13 +10,24 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Mapping
 from functools import cache
 
-from ...ozaki.moduli import ModuliSet, int_to_limbs, moduli_set
+import numpy as np
+
+from ...ozaki.moduli import ModuliSet, int_to_limbs, limbs_needed, moduli_set
+from ...ozaki.residue_system import FP8_DIGIT_MAX, FP8_EXACT_BITS, ResidueSystem
 from ...ozaki.scaling import BOUND_MANTISSA_BITS, FRACTION_BITS, MIN_TERM_SHIFT, ZERO_ROW_EXP
 
 __all__ = [
+    "FP8_MAX_DIGITS",
+    "FP8_TILE_K",
+    "FP8_TILE_M",
+    "FP8_TILE_N",
     "LIMB_BITS",
     "NO_MACROS",
     "Macros",
+    "fp8_k_block",
+    "fp8_macros",
+    "fp8_pad_k",
+    "fp8_phase_b_macros",
     "moduli_macros",
     "phase_b_macros",
     "scaling_macros",
@@ -24,6 +35,15 @@ __all__ = [
 
 #: limb width of the GPU Kulisch accumulator
 LIMB_BITS = 32
+
+#: the FP8 Phase A kernel's block tile (``kernels/gemm/fp8_phase_a.cu``: 4 warps of 32 x 32
+#: outputs) and its k-step; FP8 residue planes are padded to a multiple of the k-step
+FP8_TILE_M = 64
+FP8_TILE_N = 64
+FP8_TILE_K = 32
+#: digits per modulus the FP8 kernels take (moduli up to s**3: six digit products, three
+#: FP32 accumulator sets per thread)
+FP8_MAX_DIGITS = 3
 
 
 class Macros(Mapping[str, str]):
@@ -140,4 +160,97 @@ def phase_b_macros(moduli: ModuliSet, *, out_float: bool) -> Macros:
 @cache
 def _phase_b_macros(count: int, out_float: bool) -> Macros:
     macros = _moduli_macros(count, True)
+    return macros | {"OZ_OUT_FLOAT": "1"} if out_float else macros
+
+
+# -- the FP8 Phase A (kernels/gemm/fp8_residues.cu, fp8_phase_a.cu) ----------------------
+
+
+def fp8_pad_k(k: int) -> int:
+    """Inner dimension of the FP8 digit planes: padded to a multiple of the kernel's k-step
+    (the padding holds zero digits)."""
+    return -(-k // FP8_TILE_K) * FP8_TILE_K
+
+
+def fp8_k_block(system: ResidueSystem) -> int:
+    """k-indices whose digit products one FP32 accumulator sums before it is turned into an
+    exact integer and reduced mod ``m``: the longest multiple of :data:`FP8_TILE_K` not past
+    :meth:`ResidueSystem.max_k` (``digit_max**2 * d * k < 2**exact_bits`` for the longest
+    digit count ``d``: every partial sum of every ``P_t`` stays exact)."""
+    block = system.max_k() // FP8_TILE_K * FP8_TILE_K
+    if block < FP8_TILE_K:
+        raise ValueError(f"the FP8 system's k-block {system.max_k()} is below {FP8_TILE_K}")
+    return block
+
+
+def _check_fp8(system: ResidueSystem) -> None:
+    """What the FP8 kernels assume of a system, each a clear error."""
+    if system.phase_a != "fp8":
+        raise ValueError(f"not an FP8 residue system: {system.phase_a!r}")
+    if system.digit_max > FP8_DIGIT_MAX:
+        raise ValueError(f"e4m3 holds digits up to {FP8_DIGIT_MAX}, not {system.digit_max}")
+    if system.exact_bits > FP8_EXACT_BITS:
+        raise ValueError(
+            f"the FP32 accumulators keep {FP8_EXACT_BITS} exact bits, not {system.exact_bits}"
+        )
+    if max(system.digits) > FP8_MAX_DIGITS:
+        raise ValueError(f"the FP8 kernels take at most {FP8_MAX_DIGITS} digits per modulus")
+    for i, (s, m) in enumerate(zip(system.bases, system.moduli, strict=True)):
+        # the lower digits are balanced (|c| <= s // 2); the top one is largest at +-m/2
+        if s // 2 > system.digit_max:
+            raise ValueError(f"base {s} has digits above {system.digit_max}")
+        system.split_array(i, np.array([-(m // 2), m // 2]))  # raises if a digit is too big
+    fp8_k_block(system)
+
+
+@cache
+def _fp8_moduli_macros(system: ResidueSystem) -> Macros:
+    """The system's moduli and ``2**24``/``2**48 mod m_i`` (what ``ozaki_common.cuh``
+    reads without limbs)."""
+    _check_fp8(system)
+    return Macros(
+        {
+            "OZ_NUM_MODULI": str(system.count),
+            "OZ_MODULI": _join(system.moduli),
+            "OZ_POW24": _join(f"{pow(2, 24, m)}.0" for m in system.moduli),
+            "OZ_POW48": _join(f"{pow(2, 48, m)}.0" for m in system.moduli),
+        }
+    )
+
+
+@cache
+def fp8_macros(system: ResidueSystem) -> Macros:
+    """Macros of ``gemm/fp8_residues.cu`` and ``gemm/fp8_phase_a.cu`` for an FP8 system:
+    its moduli, bases and digit counts, the tile, the digit bound, the accumulator's exact
+    bits and the k-block (the kernel re-checks the exactness bound with a static_assert)."""
+    return _fp8_moduli_macros(system) | {
+        "OZ_FP8_BASES": _join(system.bases),
+        "OZ_FP8_DIGITS": _join(system.digits),
+        "OZ_FP8_MAX_DIGITS": str(max(system.digits)),
+        "OZ_FP8_DIGIT_MAX": str(system.digit_max),
+        "OZ_FP8_EXACT_BITS": str(system.exact_bits),
+        "OZ_FP8_KBLOCK": str(fp8_k_block(system)),
+        "OZ_FP8_BM": str(FP8_TILE_M),
+        "OZ_FP8_BN": str(FP8_TILE_N),
+        "OZ_FP8_BK": str(FP8_TILE_K),
+    }
+
+
+def fp8_phase_b_macros(system: ResidueSystem, *, out_float: bool) -> Macros:
+    """Macros of ``gemm/phase_b.cu`` for an FP8 system: its moduli (up to 32**3), CRT
+    weights and ``P`` in 32-bit limbs holding ``N max(m_i) P`` (the INT8 sets' bound has
+    256 there), plus ``OZ_OUT_FLOAT`` for a binary32 output."""
+    return _fp8_phase_b_macros(system, out_float)
+
+
+@cache
+def _fp8_phase_b_macros(system: ResidueSystem, out_float: bool) -> Macros:
+    limbs = limbs_needed(system.count * max(system.moduli) * system.product, LIMB_BITS)
+    weights = [limb for w in system.weights for limb in int_to_limbs(w, LIMB_BITS, limbs)]
+    macros = _fp8_moduli_macros(system) | {
+        "OZ_LIMBS": str(limbs),
+        "OZ_WEIGHT_LIMBS": _join(f"{w}u" for w in weights),
+        "OZ_P_LIMBS": _join(f"{w}u" for w in int_to_limbs(system.product, LIMB_BITS, limbs)),
+        "OZ_INV_P": (1.0 / system.product).hex(),
+    }
     return macros | {"OZ_OUT_FLOAT": "1"} if out_float else macros

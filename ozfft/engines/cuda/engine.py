@@ -6,6 +6,13 @@ kernel that reads the INT32 planes of a block of output columns, reconstructs ea
 entry exactly and writes the rounded result. Results equal the NumPy engine's bits.
 Kernel sources: ``kernels/gemm/`` (see ``kernels/README.md``).
 
+Given an FP8 residue system (:func:`~ozfft.ozaki.residue_system.fp8_system`, compute
+capability 8.9 or later), stage 2 writes e4m3 digit planes (``gemm/fp8_residues.cu``) and
+Phase A is the engine's own FP8 tensor-core kernel (``gemm/fp8_phase_a.cu``: digit
+products accumulated in FP32 over exact k-blocks, the product's residue mod ``m = s**d``
+written as the INT32 planes Phase B reads); Phase B is the same kernel with the system's
+constants.
+
 Each stage reports to :mod:`ozfft.profiling` as phase ``scaling``, ``residues``,
 ``phase_a`` or ``phase_b``, timed with CUDA events on cupy's current stream.
 """
@@ -22,10 +29,20 @@ from ... import config
 from ..._logging import logger
 from ...errors import DeviceMemoryError, NonFiniteInputError
 from ...ozaki.moduli import ModuliSet, moduli_set
+from ...ozaki.residue_system import ResidueSystem
 from ...profiling import phase
-from ..base import Engine, ResidueStack, RowStats
+from ..base import Engine, ResidueStack, RowStats, check_fp8_tensor_cores, compute_capability
 from .compiler import cubin_path, get_function
-from .constants import moduli_macros, phase_b_macros, scaling_macros
+from .constants import (
+    FP8_TILE_M,
+    FP8_TILE_N,
+    fp8_macros,
+    fp8_pad_k,
+    fp8_phase_b_macros,
+    moduli_macros,
+    phase_b_macros,
+    scaling_macros,
+)
 from .flags import MappedFlags
 from .workspace import K_BLOCK, GemmWorkspace, free_device_bytes, pad_k, plan_workspace
 
@@ -48,6 +65,11 @@ CUBLAS_GEMM_DEFAULT = -1
 _SCALING_CU = "gemm/scaling.cu"
 _RESIDUES_CU = "gemm/residues.cu"
 _PHASE_B_CU = "gemm/phase_b.cu"
+_FP8_RESIDUES_CU = "gemm/fp8_residues.cu"
+_FP8_PHASE_A_CU = "gemm/fp8_phase_a.cu"
+#: threads of the FP8 Phase-A kernel (8 warps) and the grid-z limit its launches split at
+_FP8_THREADS = 256
+_GRID_Z = 65535
 
 _THREADS = 256
 _FINISH_SOURCE = "fft/finish.cu"
@@ -165,14 +187,15 @@ class CudaEngine(Engine):
             )
             first = False
 
-    def prepare_fft(self, plan: Any) -> Any | None:
+    def prepare_fft(self, plan: Any, phase_a: str = "int8") -> Any | None:
         """Fixed-point plans run as one fused kernel per axis pass, multi-pass (four-step)
-        plans as a chain of them (``engines/cuda/fft.py``); Ozaki-II stage plans and
-        Bluestein on the generic executor."""
+        plans as a chain of them (``engines/cuda/fft.py``), their stage products on INT8 or
+        FP8 (e4m3) tensor cores; Ozaki-II stage plans and Bluestein on the generic
+        executor."""
         if plan.scheme == "fixed" and plan.bluestein is None:
             from .fft import prepare_fixed
 
-            return prepare_fixed(plan)
+            return prepare_fixed(plan, phase_a)
         return None
 
     def prepare_operand(self, x: Any) -> Any:
@@ -327,6 +350,10 @@ class CudaEngine(Engine):
 
     # -- stage 2 -------------------------------------------------------------------
     def residues(self, x: Any, shift: Any, moduli: ModuliSet) -> ResidueStack:
+        """INT8 residue planes ``(N, planes, ..., rows, kp)``; for an FP8 residue system,
+        e4m3 digit planes ``(N, planes, D, ..., rows, kp)`` (:meth:`_fp8_residues`)."""
+        if moduli.phase_a == "fp8":
+            return self._fp8_residues(x, shift, moduli)
         _require_int8(moduli)
         cp = self._cp
         flat, rows, k, parts = self._as_rows(x)
@@ -351,6 +378,7 @@ class CudaEngine(Engine):
         """INT8 planes (re, im, rmod(re + im)) of an integer operand, padded to ``kp``."""
         from ...ozaki.residues import symmetric_int_residues, symmetric_mod
 
+        _require_int8(moduli)
         cp = self._cp
         re = np.asarray(re, np.int64)
         im = np.asarray(im, np.int64)
@@ -413,15 +441,13 @@ class CudaEngine(Engine):
         *,
         complex_method: str = "karatsuba",
     ) -> Any:
+        if moduli.phase_a == "fp8":
+            return self._fp8_exact_product(
+                ra, rbt, shift_a, shift_b, moduli, out_dtype, complex_method=complex_method
+            )
         _require_int8(moduli)
         cp = self._cp
-        if ra.is_complex != rbt.is_complex:
-            raise ValueError("both residue stacks must be real or both complex")
-        if ra.is_complex and complex_method not in _COMPLEX_PRODUCTS:
-            raise ValueError(
-                f"complex_method must be one of {tuple(_COMPLEX_PRODUCTS)}, got {complex_method!r}"
-            )
-        products = _COMPLEX_PRODUCTS[complex_method] if ra.is_complex else 1
+        products = _products(ra, rbt, complex_method)
         out_dtype = np.dtype(out_dtype)
         count, _, *batch_shape, m, kp = ra.planes.shape
         n = rbt.planes.shape[-2]
@@ -486,14 +512,220 @@ class CudaEngine(Engine):
                                 (cplanes, part, np.int64(per_modulus), np.int32(k0 == 0)),
                             )
                 with phase("phase_b", self._clock):
-                    args = [cplanes, np.int64(m), np.int64(nb), np.int64(ldc)]
-                    if ra.is_complex:
-                        args.append(np.int32(products))
-                    out_ptr = out.data.ptr + (b * m * n + j0) * out.itemsize
-                    sb_ptr = sb.data.ptr + (b * n + j0) * sb.itemsize
-                    args += [sa[b], np.uint64(sb_ptr), np.uint64(out_ptr), np.int64(n)]
-                    args += [np.int64(0), np.int64(0), np.int64(0)]
-                    reconstruct(_grid_rows(nb, m), (_THREADS,), tuple(args))
+                    _block_phase_b(
+                        reconstruct, cplanes, ldc, products, ra.is_complex, sa, sb, out, b, j0, nb
+                    )
+        return out.reshape(*batch_shape, m, n)
+
+    # -- the FP8 Phase A -------------------------------------------------------------
+    def _require_fp8_tensor_cores(self) -> None:
+        """An FP8 residue system needs e4m3 tensor cores (``mma.sync`` e4m3: sm_89 on)."""
+        check_fp8_tensor_cores(compute_capability())
+
+    def _fp8_residues(self, x: Any, shift: Any, system: ResidueSystem) -> ResidueStack:
+        """e4m3 digit planes ``(N, planes, D, ..., rows, kp)`` (``D = max(digits)``, ``kp``
+        a multiple of the FP8 kernel's k-step): digit ``j`` of the symmetric residue of
+        ``trunc(2**shift x)`` modulo each ``m_i = s_i**d_i`` (``gemm/fp8_residues.cu``; the
+        NumPy engine's residues, split as :meth:`ResidueSystem.split_array`)."""
+        self._require_fp8_tensor_cores()
+        macros = fp8_macros(system)  # checks what the kernels assume of the system
+        cp = self._cp
+        flat, rows, k, parts = self._as_rows(x)
+        kp = fp8_pad_k(k)
+        nplanes = 3 if parts == 2 else 1
+        digits = max(system.digits)
+        shape = (system.count, nplanes, digits, rows, kp)
+        planes = self._alloc("FP8 digit planes", shape, cp.uint8, int(np.prod(shape)))
+        name = "oz_fp8_residues_complex" if parts == 2 else "oz_fp8_residues_real"
+        with phase("residues", self._clock):
+            kernel = get_function(_FP8_RESIDUES_CU, name, macros)
+            shifts = cp.ascontiguousarray(shift.reshape(-1).astype(cp.int32))
+            kernel(
+                _grid(rows * (kp // 4)),
+                (_THREADS,),
+                (flat, np.int64(rows), np.int64(k), np.int64(kp), shifts, planes),
+            )
+        return ResidueStack(
+            planes.reshape(system.count, nplanes, digits, *x.shape[:-1], kp),
+            is_complex=parts == 2,
+        )
+
+    def _fp8_operands(self, ra: ResidueStack, rbt: ResidueStack, system: ResidueSystem):
+        """The digit planes as ``(N, planes, D, batch, rows, kp)`` arrays, the batch shape,
+        m, n and kp; a stack that is not the system's FP8 digit planes is an error."""
+        digits = max(system.digits)
+        shapes = []
+        for stack in (ra, rbt):
+            planes = stack.planes
+            want = (system.count, 3 if stack.is_complex else 1, digits)
+            if planes.ndim < 5 or planes.dtype != self._cp.uint8 or planes.shape[:3] != want:
+                raise ValueError(
+                    f"not the FP8 digit planes of this system: shape {planes.shape}, dtype "
+                    f"{planes.dtype} (expected uint8 {want} + (..., rows, kp), from residues())"
+                )
+            shapes.append(planes.shape)
+        (*_, m, kp), (*_, n, kp_b) = shapes
+        batch_shape = tuple(shapes[0][3:-2])
+        if kp != kp_b or batch_shape != tuple(shapes[1][3:-2]):
+            raise ValueError(f"FP8 digit planes of different k or batch: {shapes[0]}, {shapes[1]}")
+        batch = int(np.prod(batch_shape)) if batch_shape else 1
+        pa = self._cp.ascontiguousarray(ra.planes).reshape(*shapes[0][:3], batch, m, kp)
+        pb = self._cp.ascontiguousarray(rbt.planes).reshape(*shapes[1][:3], batch, n, kp)
+        return pa, pb, batch_shape, m, n, kp
+
+    def _fp8_phase_a(
+        self,
+        system: ResidueSystem,
+        pa: Any,
+        pb: Any,
+        pairs: tuple[tuple[int, int], ...],
+        c: Any,
+        ldc: int,
+        *,
+        items: int,
+        item0: int = 0,
+        col0: int = 0,
+        cols: int | None = None,
+    ) -> None:
+        """Launch ``gemm/fp8_phase_a.cu``: INT32 residues in ``[0, m_i)`` of every product
+        ``pairs[t]`` (A plane, Bt plane) of items ``item0 .. item0 + items`` and Bt rows
+        (output columns) ``col0 .. col0 + cols`` into ``c``: ``[item][modulus][product][m]
+        [ldc]`` (the item stride is ``count * products * m * ldc``; one item: no stride)."""
+        count, nplanes, _, batch, m, kp = pa.shape
+        n = pb.shape[4]
+        cols = n - col0 if cols is None else cols
+        nprod = len(pairs)
+        code = sum((ia | ib << 2) << (4 * t) for t, (ia, ib) in enumerate(pairs))
+        tiles = -(-m // FP8_TILE_M) * -(-cols // FP8_TILE_N)
+        if tiles == 0 or items == 0:
+            return
+        if tiles >= 1 << 31:
+            raise ValueError(f"an {m} x {cols} FP8 product has too many output tiles")
+        kernel = get_function(_FP8_PHASE_A_CU, "oz_fp8_phase_a", fp8_macros(system))
+        per_item = count * nprod
+        c_item = per_item * m * ldc
+        chunk = max(1, _GRID_Z // per_item)
+        for i0 in range(item0, item0 + items, chunk):
+            n_items = min(chunk, item0 + items - i0)
+            kernel(
+                (tiles, 1, n_items * per_item),
+                (_FP8_THREADS,),
+                (
+                    np.uint64(pa.data.ptr + i0 * m * kp),
+                    np.uint64(pb.data.ptr + (i0 * n + col0) * kp),
+                    np.int64(m),
+                    np.int64(cols),
+                    np.int64(kp),
+                    np.int64(batch * m * kp),
+                    np.int64(batch * n * kp),
+                    np.int64(m * kp),
+                    np.int64(n * kp),
+                    np.int32(nplanes),
+                    np.int32(nprod),
+                    np.int32(code),
+                    np.uint64(c.data.ptr + (i0 - item0) * c_item * c.itemsize),
+                    np.int64(ldc),
+                    np.int64(c_item),
+                ),
+            )
+
+    def modular_products(
+        self,
+        ra: ResidueStack,
+        rbt: ResidueStack,
+        moduli: ModuliSet,
+        *,
+        complex_method: str = "karatsuba",
+    ) -> Any:
+        """Phase A of an FP8 residue system alone, as the NumPy engine's
+        ``modular_products``: ``(N, [2,] ..., m, n)`` residues ``u_i`` of the product, uint16
+        (uint8 when every modulus is at most 256), for checks and probes; the products of
+        :meth:`exact_product` go to Phase B block by block instead."""
+        if moduli.phase_a != "fp8":
+            raise NotImplementedError("modular_products runs the FP8 Phase A only")
+        cp = self._cp
+        self._require_fp8_tensor_cores()
+        products = _products(ra, rbt, complex_method)
+        pa, pb, batch_shape, m, n, _ = self._fp8_operands(ra, rbt, moduli)
+        batch = pa.shape[3]
+        pairs = _PRODUCT_PLANES[products]
+        planes = cp.zeros((batch, moduli.count, products, m, n), cp.int32)
+        with phase("phase_a", self._clock):
+            self._fp8_phase_a(moduli, pa, pb, pairs, planes, n, items=batch)
+        t = cp.moveaxis(planes, 0, 2)  # (N, products, batch, m, n)
+        p = cp.asarray(np.array(moduli.moduli, np.int32)).reshape(-1, 1, 1, 1)
+        if not ra.is_complex:
+            u = t[:, 0]
+        elif products == 3:
+            u = cp.stack([(t[:, 0] - t[:, 1]) % p, (t[:, 2] - t[:, 0] - t[:, 1]) % p], axis=1)
+        else:
+            u = cp.stack([(t[:, 0] - t[:, 1]) % p, (t[:, 2] + t[:, 3]) % p], axis=1)
+        dtype = cp.uint8 if max(moduli.moduli) <= 256 else cp.uint16
+        return u.astype(dtype).reshape(*u.shape[:-3], *batch_shape, m, n)
+
+    def _fp8_exact_product(
+        self,
+        ra: ResidueStack,
+        rbt: ResidueStack,
+        shift_a: Any,
+        shift_b: Any,
+        system: ResidueSystem,
+        out_dtype: Any,
+        *,
+        complex_method: str,
+    ) -> Any:
+        """:meth:`exact_product` with the FP8 Phase A: the FP8 kernel writes each column
+        block's INT32 residue planes (its k-blocks are reduced inside it, so one plane set
+        suffices for any k), then Phase B with the system's constants; a stack of whole
+        products runs as one launch of each, as the INT8 path's stacked products."""
+        cp = self._cp
+        self._require_fp8_tensor_cores()
+        products = _products(ra, rbt, complex_method)
+        out_dtype = np.dtype(out_dtype)
+        pa, pb, batch_shape, m, n, kp = self._fp8_operands(ra, rbt, system)
+        count, batch = system.count, pa.shape[3]
+        sa = cp.ascontiguousarray(shift_a.reshape(batch, m).astype(cp.int32))
+        sb = cp.ascontiguousarray(shift_b.reshape(batch, n).astype(cp.int32))
+        # one set of INT32 planes whatever k (no k-block planes): plan as for k <= K_BLOCK
+        ws = self.gemm_workspace(
+            batch, m, n, min(kp, K_BLOCK), count, ra.is_complex, products, False, out_dtype
+        )
+        if ws.col_block == 0:
+            raise DeviceMemoryError(
+                f"an emulated {m}x{kp}x{n} FP8 product with {count} moduli",
+                ws.total_bytes,
+                self._free_bytes(),
+            )
+        ldc, pairs = ws.ldc, _PRODUCT_PLANES[products]
+        macros = fp8_phase_b_macros(system, out_float=out_dtype in (np.float32, np.complex64))
+        name = "oz_reconstruct_complex" if ra.is_complex else "oz_reconstruct_real"
+        reconstruct = get_function(_PHASE_B_CU, name, macros)
+        out = cp.empty((batch, m, n), out_dtype)
+        if self._stacked_fits(batch, count, products, m, n, ws, False, out_dtype):
+            per_item = count * products * m * ldc
+            planes = self._alloc(
+                "stacked Phase-A planes",
+                (batch, count, products, m, ldc),
+                cp.int32,
+                4 * batch * per_item,
+            )
+            with phase("phase_a", self._clock):
+                self._fp8_phase_a(system, pa, pb, pairs, planes, ldc, items=batch)
+            with phase("phase_b", self._clock):
+                _stacked_phase_b(reconstruct, planes, ldc, products, ra.is_complex, sa, sb, out)
+            return out.reshape(*batch_shape, m, n)
+        cplanes = self._alloc("Phase-A planes", (count, products, m, ldc), cp.int32, ws.block_bytes)
+        for b in range(batch):
+            for j0 in range(0, n, ws.col_block):
+                nb = min(ws.col_block, n - j0)
+                with phase("phase_a", self._clock):
+                    self._fp8_phase_a(
+                        system, pa, pb, pairs, cplanes, ldc, items=1, item0=b, col0=j0, cols=nb
+                    )
+                with phase("phase_b", self._clock):
+                    _block_phase_b(
+                        reconstruct, cplanes, ldc, products, ra.is_complex, sa, sb, out, b, j0, nb
+                    )
         return out.reshape(*batch_shape, m, n)
 
     def _stacked_fits(self, batch, count, products, m, n, ws, kblocked, out_dtype) -> bool:
@@ -534,20 +766,53 @@ class CudaEngine(Engine):
                         strides=(n * kp, m * kp, per_item), count=batch,
                     )  # fmt: skip
         with phase("phase_b", self._clock):
-            gx, gy = _grid_rows(n, m)
-            for b0 in range(0, batch, 65535):
-                items = min(65535, batch - b0)
-                args = [planes[b0], np.int64(m), np.int64(n), np.int64(ldc)]
-                if is_complex:
-                    args.append(np.int32(products))
-                args += [sa[b0], sb[b0], out[b0], np.int64(n)]
-                args += [np.int64(per_item), np.int64(n), np.int64(m * n)]
-                reconstruct((gx, gy, items), (_THREADS,), tuple(args))
+            _stacked_phase_b(reconstruct, planes, ldc, products, is_complex, sa, sb, out)
+
+
+def _products(ra: ResidueStack, rbt: ResidueStack, complex_method: str) -> int:
+    """Phase-A products per modulus: 1 real, 3 Karatsuba, 4 four-product."""
+    if ra.is_complex != rbt.is_complex:
+        raise ValueError("both residue stacks must be real or both complex")
+    if ra.is_complex and complex_method not in _COMPLEX_PRODUCTS:
+        raise ValueError(
+            f"complex_method must be one of {tuple(_COMPLEX_PRODUCTS)}, got {complex_method!r}"
+        )
+    return _COMPLEX_PRODUCTS[complex_method] if ra.is_complex else 1
+
+
+def _block_phase_b(reconstruct, cplanes, ldc, products, is_complex, sa, sb, out, b, j0, nb):
+    """Phase B of item ``b``'s column block ``j0 .. j0 + nb`` from its INT32 planes."""
+    _, m, n = out.shape
+    args = [cplanes, np.int64(m), np.int64(nb), np.int64(ldc)]
+    if is_complex:
+        args.append(np.int32(products))
+    out_ptr = out.data.ptr + (b * m * n + j0) * out.itemsize
+    sb_ptr = sb.data.ptr + (b * n + j0) * sb.itemsize
+    args += [sa[b], np.uint64(sb_ptr), np.uint64(out_ptr), np.int64(n)]
+    args += [np.int64(0), np.int64(0), np.int64(0)]
+    reconstruct(_grid_rows(nb, m), (_THREADS,), tuple(args))
+
+
+def _stacked_phase_b(reconstruct, planes, ldc, products, is_complex, sa, sb, out):
+    """Phase B of a whole stack from its INT32 planes ``(batch, N, products, m, ldc)``: one
+    launch per 65535 items (grid z)."""
+    batch, m, n = out.shape
+    per_item = int(np.prod(planes.shape[1:]))
+    gx, gy = _grid_rows(n, m)
+    for b0 in range(0, batch, _GRID_Z):
+        items = min(_GRID_Z, batch - b0)
+        args = [planes[b0], np.int64(m), np.int64(n), np.int64(ldc)]
+        if is_complex:
+            args.append(np.int32(products))
+        args += [sa[b0], sb[b0], out[b0], np.int64(n)]
+        args += [np.int64(per_item), np.int64(n), np.int64(m * n)]
+        reconstruct((gx, gy, items), (_THREADS,), tuple(args))
 
 
 def _require_int8(moduli: Any) -> None:
-    """The CUDA kernels run the INT8 Phase A; an FP8 residue system (moduli above 256,
-    digit products) runs on the NumPy engine so far (docs/numerics.md, "FP8 accumulation")."""
+    """Where the CUDA engine has the INT8 Phase A only (``integer_residues``, the FFT's
+    stage matrices; residues and exact_product take FP8 systems too): any other system is
+    an error there (docs/numerics.md, "FP8 accumulation")."""
     if moduli.phase_a != "int8":
         raise NotImplementedError(
             f"the CUDA engine runs the INT8 Phase A; {moduli.phase_a!r} Phase A runs on the "

@@ -17,7 +17,7 @@ import numpy as np
 
 from ...errors import DeviceMemoryError
 from ...ozaki.fixed_point import Carried, matrix_digits
-from ..base import compute_capability
+from ..base import check_fp8_tensor_cores, compute_capability
 from .compiler import get_function
 from .launch import launcher
 from .workspace import free_device_bytes
@@ -56,11 +56,21 @@ def fragment_layout(embedding: np.ndarray, digits: int) -> np.ndarray:
     w = matrix_digits(embedding.reshape(groups, rows, cols), digits)  # (dw, G, rows, cols)
     padded = np.zeros((digits, groups, mt * 16, kc * 32), np.int8)
     padded[..., :rows, :cols] = w
+    out = _a_fragments(padded)
+    if rows <= 16 and cols <= 16:
+        out = out[..., :2, :]
+    return np.ascontiguousarray(out)
+
+
+def _a_fragments(padded: np.ndarray) -> np.ndarray:
+    """``(digits, G, 16 MT, 32 KC)`` 8-bit tiles as the m16n8k32 A fragments of every lane:
+    ``(G, MT, KC, digits, 32, 4, 4)`` (:func:`fragment_layout`)."""
+    digits, groups, rows, cols = padded.shape
+    mt, kc = rows // 16, cols // 32
     lane = np.arange(32)
     reg = np.arange(4)
     row = (lane // 4)[:, None] + 8 * (reg[None, :] & 1)  # (32, 4)
     col = 4 * (lane % 4)[:, None] + 16 * (reg[None, :] >> 1)  # (32, 4)
-    shape = (groups, mt, kc, digits, 32, 4, 4)
     gi = np.arange(groups).reshape(-1, 1, 1, 1, 1, 1, 1)
     mi = np.arange(mt).reshape(1, -1, 1, 1, 1, 1, 1)
     ki = np.arange(kc).reshape(1, 1, -1, 1, 1, 1, 1)
@@ -68,10 +78,50 @@ def fragment_layout(embedding: np.ndarray, digits: int) -> np.ndarray:
     ri = 16 * mi + row.reshape(1, 1, 1, 1, 32, 4, 1)
     ci = 32 * ki + col.reshape(1, 1, 1, 1, 32, 4, 1) + np.arange(4).reshape(1, 1, 1, 1, 1, 1, 4)
     out = padded[di, gi, ri, ci]
-    assert out.shape == shape
+    assert out.shape == (groups, mt, kc, digits, 32, 4, 4)
+    return out
+
+
+def e4m3_codes(v: np.ndarray) -> np.ndarray:
+    """The e4m3 bit patterns (uint8) of integers that e4m3 holds exactly (at most 4
+    significant bits, magnitude <= 448); raises otherwise."""
+    v = np.asarray(v, np.int64)
+    mag = np.abs(v)
+    exp = np.zeros_like(mag)
+    nz = mag > 0
+    exp[nz] = np.floor(np.log2(mag[nz])).astype(np.int64)
+    exp[nz] += (mag[nz] >> exp[nz]) >> 1  # floor(log2) without float rounding at powers of 2
+    exp[nz] -= (mag[nz] >> exp[nz]) == 0
+    mant = np.where(nz, (mag << 3) >> exp, 8) - 8  # 3 fraction bits
+    if (nz & (((mant + 8) << exp) != (mag << 3))).any() or (mag > 448).any():
+        raise ValueError("an integer is not exactly an e4m3 number")
+    codes = np.where(nz, ((exp + 7) << 3) | mant, 0) | np.where(v < 0, 0x80, 0)
+    return codes.astype(np.uint8)
+
+
+def fp8_fragment_layout(embedding: np.ndarray, digits: int) -> np.ndarray:
+    """A fragments of every stage matrix for the FP8 (e4m3) MMAs, uint8 ``(G, MT, KC, P,
+    digits, 32, 4, 4)``: each balanced digit ``c = 16 c_h + c_l`` (``c_l`` in [0, 15],
+    ``c_h`` in [-8, 7]) as e4m3 codes of ``16 c_h`` and ``c_l`` — P = 2 planes of the
+    m16n8k32 layout (:func:`fragment_layout`), or for a stage of ``2r <= 16`` (its k fills
+    half a chunk) P = 1 tile ``[16 c_h | c_l]`` along k, whose MMAs read each B word in
+    both k halves (kernels/fft/fixed_pass.cu, "FP8 Phase A")."""
+    prev, suffix, rows, cols = embedding.shape
+    groups = prev * suffix
+    mt, kc = -(-rows // 16), -(-cols // 32)
+    w = matrix_digits(embedding.reshape(groups, rows, cols), digits).astype(np.int64)
+    high, low = e4m3_codes(16 * (w >> 4)), e4m3_codes(w & 15)
     if rows <= 16 and cols <= 16:
-        out = out[..., :2, :]
-    return np.ascontiguousarray(out)
+        padded = np.zeros((digits, groups, 16, 32), np.uint8)
+        padded[..., :rows, :cols] = high
+        padded[..., :rows, 16 : 16 + cols] = low
+        return np.ascontiguousarray(_a_fragments(padded)[:, :, :, None])
+    planes = []
+    for plane in (high, low):
+        padded = np.zeros((digits, groups, mt * 16, kc * 32), np.uint8)
+        padded[..., :rows, :cols] = plane
+        planes.append(_a_fragments(padded))
+    return np.ascontiguousarray(np.stack(planes, axis=3))
 
 
 class FixedPassExecutor:
@@ -80,17 +130,27 @@ class FixedPassExecutor:
     ``k_a`` (of ``n_a`` rows) of a ``(batch, n_a, plan.n)`` array is multiplied at entry by
     the exact fixed-point roots ``t[k_a j]`` of unity of order ``n``."""
 
-    def __init__(self, plan: Any, twiddle: tuple[np.ndarray, np.ndarray] | None = None) -> None:
+    def __init__(
+        self,
+        plan: Any,
+        twiddle: tuple[np.ndarray, np.ndarray] | None = None,
+        phase_a: str = "int8",
+    ) -> None:
         import cupy
 
         if plan.scheme != "fixed" or not 1 <= len(plan.stages) <= 3:
             raise ValueError("the fused pass runs one-pass fixed-point plans of 1 to 3 stages")
+        if phase_a not in ("int8", "fp8"):
+            raise ValueError(f"phase_a must be 'int8' or 'fp8', not {phase_a!r}")
+        if phase_a == "fp8":
+            check_fp8_tensor_cores(compute_capability())
         self.plan = plan
+        self.phase_a = phase_a
         self._cp = cupy
         fmt = plan.digit_format
+        layout = fp8_fragment_layout if phase_a == "fp8" else fragment_layout
         self._frags = [
-            cupy.asarray(fragment_layout(s.real_embedding(), fmt.matrix_digits))
-            for s in plan.stages
+            cupy.asarray(layout(s.real_embedding(), fmt.matrix_digits)) for s in plan.stages
         ]
         radices = list(plan.radices) + [1] * (3 - len(plan.radices))
         self.macros = {
@@ -104,6 +164,7 @@ class FixedPassExecutor:
             "FX_T": str(fmt.data_bits),
             "FX_D": str(fmt.first_diagonal),
             "FX_TWIDDLE": "1" if twiddle is not None else "0",
+            "FX_FP8": "1" if phase_a == "fp8" else "0",
         }
         self._twiddle = None
         if twiddle is not None:
@@ -146,6 +207,10 @@ class FixedPassExecutor:
         # where one block fills the shared memory it gets twice the warps instead
         blocks = self._blocks_per_sm(cluster)
         self._warps = 2 * _WARPS if blocks == 1 else _WARPS
+        if self.phase_a == "fp8":
+            # on sm_90, mma.sync e4m3 runs as e4m3 -> f16 unpacks and HMMAs, whose operands
+            # need about twice the INT8 path's registers: one 8-warp block per SM (255)
+            blocks, self._warps = 1, _WARPS
         self.macros["FX_MIN_BLOCKS"] = str(blocks)
         self.macros["FX_WARPS"] = str(self._warps)
         self.macros["FX_CLUSTER"] = str(cluster)
@@ -183,8 +248,10 @@ class FixedPassExecutor:
 
     def _wide(self, blocks: int) -> bool:
         """Whether a pass of ``blocks`` blocks runs the wide kernel (8-warp blocks, at
-        most one per multiprocessor)."""
-        return self._warps == _WARPS and blocks * self.cluster <= self._sms
+        most one per multiprocessor; not the FP8 kernel, whose registers allow 8 warps)."""
+        return (
+            self._warps == _WARPS and blocks * self.cluster <= self._sms and self.phase_a != "fp8"
+        )
 
     def kernel(
         self,
@@ -409,14 +476,17 @@ class FourStepExecutor:
     pass, or again four-step), then one twiddled fused pass along ``n_b`` that writes its
     result transposed, in natural order (``k = k_a + n_a k_b``)."""
 
-    def __init__(self, plan: Any) -> None:
+    def __init__(self, plan: Any, phase_a: str = "int8") -> None:
         import cupy
 
         fs = plan.four_step
         self.plan = plan
+        self.phase_a = phase_a
         self._cp = cupy
-        self._inner_a = prepare_fixed(fs.inner_a)
-        self._pass_b = FixedPassExecutor(fs.inner_b, twiddle=(fs.twiddle_re, fs.twiddle_im))
+        self._inner_a = prepare_fixed(fs.inner_a, phase_a)
+        self._pass_b = FixedPassExecutor(
+            fs.inner_b, twiddle=(fs.twiddle_re, fs.twiddle_im), phase_a=phase_a
+        )
         self._n_a, self._n_b = fs.n_a, fs.n_b
 
     checks_input = True  #: its first pass tests what it reads (``nonfinite``)
@@ -447,11 +517,12 @@ class FourStepExecutor:
         return out.reshape(shape)
 
 
-def prepare_fixed(plan: Any) -> Any:
-    """The CUDA executor of a fixed-point plan (one pass or four-step)."""
+def prepare_fixed(plan: Any, phase_a: str = "int8") -> Any:
+    """The CUDA executor of a fixed-point plan (one pass or four-step), its stage
+    products on INT8 or FP8 (e4m3) tensor cores: the same integers either way."""
     if plan.four_step is not None:
-        return FourStepExecutor(plan)
-    return FixedPassExecutor(plan)
+        return FourStepExecutor(plan, phase_a)
+    return FixedPassExecutor(plan, phase_a=phase_a)
 
 
 def _empty(cupy: Any, shape: tuple[int, ...], what: str) -> Any:
