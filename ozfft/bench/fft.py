@@ -42,6 +42,7 @@ from ..reference import (
 )
 from .gpu import gpu_campaign
 from .results import (
+    add_phase_a,
     add_seed_and_out,
     command_line_args,
     fmt,
@@ -322,13 +323,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="lengths of the 1-D fft case",
     )
     parser.add_argument("--reps", type=int, default=3)
-    parser.add_argument(
-        "--phase-a",
-        nargs="+",
-        choices=("int8", "fp8", "auto"),
-        default=[None],
-        help="Phase A of ozfft's products, one row per choice (default: OZFFT_PHASE_A, else auto)",
-    )
+    add_phase_a(parser)
     parser.add_argument(
         "--max-error-size",
         type=int,

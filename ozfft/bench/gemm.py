@@ -22,6 +22,7 @@ import numpy as np
 from .gpu import gpu_campaign
 from .phases import phase_cells, profile_call
 from .results import (
+    add_phase_a,
     add_seed_and_out,
     command_line_args,
     fmt,
@@ -220,13 +221,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         default=None,
         help="moduli counts (default: around each op's default)",
     )
-    parser.add_argument(
-        "--phase-a",
-        nargs="+",
-        choices=("int8", "fp8", "auto"),
-        default=[None],
-        help="Phase A of ozfft's products, one row per choice (default: OZFFT_PHASE_A, else auto)",
-    )
+    add_phase_a(parser)
     parser.add_argument("--reps", type=int, default=5)
     parser.add_argument("--samples", type=int, default=8, help="rows and columns checked")
     add_seed_and_out(parser, "gemm")

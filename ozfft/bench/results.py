@@ -15,6 +15,7 @@ from pathlib import Path
 
 __all__ = [
     "RESULTS_ROOT",
+    "add_phase_a",
     "add_seed_and_out",
     "command_line_args",
     "device_slug",
@@ -74,6 +75,17 @@ def write_results(records: list[dict], out: Path, stem: str, markdown: list[str]
     out.mkdir(parents=True, exist_ok=True)
     (out / f"{stem}.json").write_text(json.dumps(records, indent=1))
     (out / f"{stem}.md").write_text("\n".join(markdown) + "\n")
+
+
+def add_phase_a(parser: argparse.ArgumentParser) -> None:
+    """``--phase-a``: ozfft's Phase A, one row per choice (default ``OZFFT_PHASE_A``)."""
+    parser.add_argument(
+        "--phase-a",
+        nargs="+",
+        choices=("int8", "fp8", "auto"),
+        default=[None],
+        help="Phase A of ozfft's products, one row per choice (default: OZFFT_PHASE_A, else auto)",
+    )
 
 
 def add_seed_and_out(

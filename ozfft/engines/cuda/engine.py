@@ -19,6 +19,7 @@ Each stage reports to :mod:`ozfft.profiling` as phase ``scaling``, ``residues``,
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -702,13 +703,7 @@ class CudaEngine(Engine):
         reconstruct = get_function(_PHASE_B_CU, name, macros)
         out = cp.empty((batch, m, n), out_dtype)
         if self._stacked_fits(batch, count, products, m, n, ws, False, out_dtype):
-            per_item = count * products * m * ldc
-            planes = self._alloc(
-                "stacked Phase-A planes",
-                (batch, count, products, m, ldc),
-                cp.int32,
-                4 * batch * per_item,
-            )
+            planes = self._stacked_planes(batch, count, products, m, ldc)
             with phase("phase_a", self._clock):
                 self._fp8_phase_a(system, pa, pb, pairs, planes, ldc, items=batch)
             with phase("phase_b", self._clock):
@@ -728,6 +723,11 @@ class CudaEngine(Engine):
                     )
         return out.reshape(*batch_shape, m, n)
 
+    def _stacked_planes(self, batch: int, count: int, products: int, m: int, ldc: int) -> Any:
+        """INT32 Phase-A planes ``(batch, count, products, m, ldc)`` of a stack of products."""
+        shape = (batch, count, products, m, ldc)
+        return self._alloc("stacked Phase-A planes", shape, self._cp.int32, 4 * math.prod(shape))
+
     def _stacked_fits(self, batch, count, products, m, n, ws, kblocked, out_dtype) -> bool:
         """Whether a stack of products runs as one batch: whole products (one column
         block, no k-blocking) whose INT32 planes for every item fit the workspace budget."""
@@ -746,17 +746,11 @@ class CudaEngine(Engine):
     def _stacked_product(self, pa, pb, sa, sb, out, count, pairs, reconstruct, is_complex, ws):
         """Phase A of every item as ``count x products`` strided-batched INT8 GEMMs over
         the stack, Phase B as one launch per 65535 items (grid z): no loop over items."""
-        cp = self._cp
         batch, m, kp = pa.shape[2], pa.shape[3], pa.shape[4]
         n = pb.shape[3]
         ldc, products = ws.ldc, len(pairs)
         per_item = count * products * m * ldc
-        planes = self._alloc(
-            "stacked Phase-A planes",
-            (batch, count, products, m, ldc),
-            cp.int32,
-            4 * batch * per_item,
-        )
+        planes = self._stacked_planes(batch, count, products, m, ldc)
         with phase("phase_a", self._clock):
             for i in range(count):
                 for t, (ia, ib) in enumerate(pairs):
