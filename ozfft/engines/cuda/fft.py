@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from ...errors import DeviceMemoryError
+from ...errors import DeviceMemoryError, DeviceUnavailableError
 from ...ozaki.fixed_point import Carried, matrix_digits
 from ..base import check_fp8_tensor_cores, compute_capability
 from .compiler import get_function
@@ -25,7 +25,6 @@ from .workspace import free_device_bytes
 __all__ = ["FixedPassExecutor", "FourStepExecutor", "fragment_layout", "prepare_fixed"]
 
 _LINES = 8  #: lines per block (the MMA's N)
-_SMEM_PER_SM = 228 * 1024  #: Hopper: shared memory per multiprocessor
 _WARPS = 8  #: warps per block, doubled where a single block fills a multiprocessor
 _SOURCE = "fft/fixed_pass.cu"
 _KERNEL = "oz_fft_fixed_pass"
@@ -124,6 +123,22 @@ def fp8_fragment_layout(embedding: np.ndarray, digits: int) -> np.ndarray:
     return np.ascontiguousarray(np.stack(planes, axis=3))
 
 
+#: static shared memory of the pass kernel beside its dynamic lines (line tables, ORs)
+_STATIC_SMEM = 1024
+
+
+def check_shared_memory(n: int, dynamic: int, per_block: int) -> None:
+    """Raise :class:`~ozfft.errors.DeviceUnavailableError` where a block of the pass of
+    length ``n`` (``dynamic`` bytes of lines, plus the kernel's static tables) does not fit
+    the ``per_block`` bytes of shared memory the GPU grants one block."""
+    need = dynamic + _STATIC_SMEM
+    if need > per_block:
+        raise DeviceUnavailableError(
+            f"the fused FFT pass of length {n} needs {need} bytes of shared memory per "
+            f"block (8 lines of {n} fixed-point elements); this GPU grants {per_block}"
+        )
+
+
 class FixedPassExecutor:
     """A one-pass fixed-point plan on one GPU: digit fragments on the device, compiled
     kernel. With ``twiddle=(re, im, n)`` it is the second pass of a four-step plan: row
@@ -171,7 +186,10 @@ class FixedPassExecutor:
             re, im = twiddle
             self._twiddle = cupy.asarray(np.stack([re, im], axis=-1))  # (n, 2) int64
         self._frag_args = tuple(self._frags + [self._frags[0]] * (3 - len(self._frags)))
-        self._sms = cupy.cuda.Device().attributes["MultiProcessorCount"]
+        attributes = cupy.cuda.Device().attributes
+        self._sms = attributes["MultiProcessorCount"]
+        self._smem_per_sm = attributes["MaxSharedMemoryPerMultiprocessor"]
+        self._smem_per_block = attributes["MaxSharedMemoryPerBlockOptin"]
         self._none = cupy.zeros(1, cupy.int32)  # the exponent arrays of a float64 pass
         self._no_flag = cupy.zeros(1, cupy.int32)  # the non-finite flag nobody reads
         # lines whose 8-line block would fill a multiprocessor alone are shared by a cluster
@@ -193,7 +211,7 @@ class FixedPassExecutor:
 
     def _blocks_per_sm(self, cluster: int) -> int:
         """Blocks per multiprocessor the shared memory allows (at most 3)."""
-        return max(1, min(3, _SMEM_PER_SM // (self._lines_bytes(cluster) + 1024)))
+        return max(1, min(3, self._smem_per_sm // (self._lines_bytes(cluster) + _STATIC_SMEM)))
 
     def configure(self, cluster: int) -> None:
         """Run each line on ``cluster`` blocks (1, or 2: a thread block cluster sharing the
@@ -203,6 +221,7 @@ class FixedPassExecutor:
             raise ValueError(f"this pass of length {self.plan.n} cannot run on {cluster} blocks")
         self.cluster = cluster
         self._smem = self._lines_bytes(cluster)
+        check_shared_memory(self.plan.n, self._shared_bytes(True), self._smem_per_block)
         # blocks per SM the registers should allow: as many as the shared memory does (<= 3);
         # where one block fills the shared memory it gets twice the warps instead
         blocks = self._blocks_per_sm(cluster)
