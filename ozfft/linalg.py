@@ -17,6 +17,7 @@ from .profiling import phase
 from .scheme.gemm import (
     MatmulPlan,
     emulated_matmul,
+    fp8_max_moduli,
     fp8_system_for,
     guaranteed_matmul,
     plan_matmul,
@@ -222,7 +223,8 @@ def matmul(
 def _phase_a(options: OzakiOptions, engine: Engine) -> str:
     """The call's Phase A, ``"int8"`` or ``"fp8"`` (resolved for the engine); an explicit
     count of moduli that FP8 moduli cannot stand for is refused before any work."""
-    kind = resolve_phase_a(options.phase_a, engine)
+    fp8_runs = options.moduli is None or options.moduli <= fp8_max_moduli()
+    kind = resolve_phase_a(options.phase_a, engine, fp8_runs=fp8_runs)
     if kind == "fp8" and options.moduli is not None:
         fp8_system_for(options.moduli)
     return kind

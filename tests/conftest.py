@@ -14,6 +14,13 @@ def rng(request) -> np.random.Generator:
     return np.random.default_rng(zlib.crc32(request.node.nodeid.encode()))
 
 
+@pytest.fixture(autouse=True)
+def _default_phase_a(monkeypatch):
+    """Every test starts from the documented default Phase A ("auto"), whatever
+    ``OZFFT_PHASE_A`` the shell running the suite has; tests of the variable set it."""
+    monkeypatch.delenv("OZFFT_PHASE_A", raising=False)
+
+
 def _gpu_available() -> bool:
     try:
         import cupy

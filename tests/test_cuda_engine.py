@@ -240,5 +240,8 @@ def test_cuda_engine_takes_an_fp8_residue_system_with_fp8_tensor_cores():
         got = engine.exact_product(r, r, shift, shift, system, cp.float64)
         np.testing.assert_array_equal(cp.asnumpy(got), np.full((4, 4), 8.0))
     ones = np.ones((2, 3), np.int64)
-    with pytest.raises(NotImplementedError, match="'fp8' Phase A runs on the NumPy engine"):
+    with pytest.raises(
+        NotImplementedError,
+        match=r"integer residues .* are INT8 only; 'fp8' runs there on the NumPy engine",
+    ):
         engine.integer_residues(ones, ones, system)

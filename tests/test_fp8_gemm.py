@@ -175,11 +175,15 @@ def test_fp8_matmul_single_modulus_keeps_the_sign(rng):
 
 
 def test_the_cuda_engine_refuses_an_fp8_system():
-    """The CUDA kernels run the INT8 Phase A only: an FP8 system is a clear error there."""
+    """The CUDA engine's integer residues (the Ozaki-II FFT stage path's constant stage
+    matrices) are INT8 only: an FP8 system is a clear error there."""
     from ozfft.engines.cuda.engine import _require_int8
 
     _require_int8(moduli_set(8))
-    with pytest.raises(NotImplementedError, match="'fp8' Phase A runs on the NumPy engine"):
+    with pytest.raises(
+        NotImplementedError,
+        match=r"integer residues .* are INT8 only; 'fp8' runs there on the NumPy engine",
+    ):
         _require_int8(fp8_system(94))
 
 

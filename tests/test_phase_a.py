@@ -201,6 +201,23 @@ def test_the_fp8_fft_resolves_on_device_engines(fake_device):
         api._on_engine(FFTOptions(phase_a="fp8"), fake_device((8, 6)))
 
 
+def test_auto_keeps_int8_where_fp8_cannot_run(fake_device):
+    """On a device where "auto" means FP8 (compute capability 10.3), calls that FP8 cannot
+    run keep INT8 instead of failing: the CUDA engine's Ozaki-II FFT stage path (moduli=)
+    and more explicit moduli than FP8 moduli can stand for (19, 20); an explicit "fp8"
+    still says why it cannot."""
+    from ozfft.linalg import _phase_a
+
+    b300 = fake_device((10, 3))
+    assert api._on_engine(FFTOptions(moduli=8), b300).phase_a == "int8"
+    assert api._on_engine(FFTOptions(moduli=None), b300).phase_a == "fp8"
+    assert _phase_a(OzakiOptions(moduli=19), b300) == "int8"
+    assert _phase_a(OzakiOptions(moduli=18), b300) == "fp8"
+    assert _phase_a(OzakiOptions(), b300) == "fp8"
+    with pytest.raises(ValueError, match="at most 18"):
+        _phase_a(OzakiOptions(moduli=19, phase_a="fp8"), b300)
+
+
 # -- matmul --------------------------------------------------------------------------
 
 

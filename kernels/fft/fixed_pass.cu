@@ -12,7 +12,9 @@
 //           z = floor((y + 2^(h-1)) / 2^h), line max |z| for the next renormalization
 //   exit:   z 2^e rounded once to float64 by integer bit assembly, or the parts and the
 //           line exponents handed on (carried)
-// Only integer instructions touch the data: the SASS has no FP64 arithmetic.
+// Only integer instructions touch the data: the SASS has no FP64 arithmetic. With FX_FP8 the
+// stage products run as e4m3 MMAs of 4-bit digit halves with FP32 sums (exact below 2^24,
+// converted to the same INT32 diagonal sums: "FP8 Phase A" below).
 // The NumPy reference is ozfft/fourier/fixed.py with ozfft/ozaki/fixed_point.py.
 //
 // Macros (from ozfft/engines/cuda/fft.py): FX_N, FX_STAGES, FX_R1..FX_R3, FX_DX, FX_DW,
@@ -24,7 +26,8 @@
 // point"), FX_REAL_IN (float64 reals in, imaginary parts 0), FX_LOAD_BATCH / FX_EXIT_UNROLL
 // (loads in flight per thread; exit iterations unrolled: the same integers either way),
 // FX_CLUSTER (2: a cluster of two blocks shares the 8 lines, each holding half of every line
-// — see "Two blocks per line" below; the same integers as one block).
+// — see "Two blocks per line" below; the same integers as one block), FX_FP8 (1: the stage
+// products on FP8 tensor cores, the same integers as INT8).
 // A float64 pass stores 1 in *nonfinite when a line it reads holds NaN or Inf (the flag may be
 // in mapped host memory: ozfft/engines/cuda/flags.py), and with conj_in reads
 // conj(x) (the first pass of an inverse transform).
@@ -336,6 +339,10 @@ __device__ __forceinline__ void fx_mma_fp8(float (&c)[4], const int4 &a, unsigne
         : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
         : "r"(a.x), "r"(a.y), "r"(a.z), "r"(a.w), "r"(b0), "r"(b1));
 }
+
+// the bound above: a diagonal's pairs (at most min(DX, DW)) over two 32-chunks
+static_assert((long long)(FX_DW < FX_DX ? FX_DW : FX_DX) * 64 * 36465 < (1ll << 24),
+              "FP32 sums of FP8 sub-digit products must stay below 2^24");
 
 // Every digit pair (c, a) with c + a >= D of one k chunk: facc[d - D] += A (Bh + Bl) with
 // the e4m3 words Bh (16 a_h) and Bl (a_l) of data digit a made from its byte word as it is

@@ -190,8 +190,10 @@ def compute_capability(device_id: int | None = None) -> tuple[int, int]:
 #: against ~3 FP8 digit products): Ada (8.9), Hopper (9.0) and Blackwell B200 (10.0) have
 #: equal dense INT8 and FP8 peaks; before 8.9 there are no FP8 tensor cores at all. FP8 from
 #: Blackwell Ultra (compute capability 10.3: B300, GB300) on, where NVIDIA cut dense INT8
-#: to a small fraction of the FP8 rate (NVIDIA's Blackwell Ultra / HGX B300 specifications;
-#: DESIGN.md section 9). ``OZFFT_PHASE_A`` or ``phase_a=`` override the table.
+#: to a small fraction of the FP8 rate (NVIDIA's Blackwell Ultra / HGX B300 specifications).
+#: FP8's exactness rests on FP32 sums below 2**24, measured on Hopper's mma.sync path
+#: (docs/numerics.md, "FP8 accumulation"); run ``ozfft bench fp8`` on a new GPU before
+#: trusting it there. ``OZFFT_PHASE_A`` or ``phase_a=`` override the table.
 AUTO_PHASE_A: tuple[tuple[tuple[int, int], str], ...] = (
     ((10, 3), "fp8"),
     ((0, 0), "int8"),

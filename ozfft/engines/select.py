@@ -135,18 +135,21 @@ def describe_engines() -> str:
 # -- Phase A: "int8", "fp8" or "auto" (the table and the device check: engines/base.py) --
 
 
-def resolve_phase_a(phase_a: str | None, engine: Engine) -> str:
+def resolve_phase_a(phase_a: str | None, engine: Engine, *, fp8_runs: bool = True) -> str:
     """The one place ``phase_a`` is resolved: ``"int8"`` or ``"fp8"`` for a call on
     ``engine``. ``None`` means ``OZFFT_PHASE_A`` (default ``"auto"``); ``"auto"`` is INT8
-    on the NumPy engine (its exact products cost the same either way, and the FP8 digit
-    products are ~3x the work) and follows :data:`AUTO_PHASE_A` on a CUDA device (cupy's
-    current device; the table and the FP8 check live in :mod:`.base`, where the CUDA
-    engine reads them too). ``"fp8"`` is honoured on the NumPy engine (it computes the FP8 digit
-    products exactly, as FP8 tensor cores do) and on a device with FP8 tensor cores."""
+    on the NumPy engine (the FP8 digit products are ~3-4x the work there) and follows
+    :data:`AUTO_PHASE_A` on a CUDA device (cupy's current device; the table and the FP8
+    check live in :mod:`.base`, where the CUDA engine reads them too). ``fp8_runs``: whether
+    this call can run on FP8 at all (not with more than 18 explicit moduli, nor the CUDA
+    engine's Ozaki-II FFT stage path); where it cannot, ``"auto"`` keeps INT8, while an
+    explicit ``"fp8"`` is left to the call's own clear error. ``"fp8"`` is honoured on the
+    NumPy engine (it computes the FP8 digit products exactly, as FP8 tensor cores do) and
+    on a device with FP8 tensor cores."""
     choice = config.phase_a_default() if phase_a is None else phase_a
     _check_phase_a_choice(choice)
     if engine.name == "numpy":
         return "int8" if choice == "auto" else choice
-    if choice == "int8":
-        return choice
+    if choice == "int8" or (choice == "auto" and not fp8_runs):
+        return "int8"
     return phase_a_for_device(choice, compute_capability())

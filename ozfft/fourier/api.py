@@ -38,7 +38,7 @@ from ..engines.select import engine_for, resolve_phase_a
 from ..errors import UnsupportedDTypeError
 from ..options import FFTOptions
 from ..ozaki.bounds import DEFAULT_FFT_MODULI
-from ..scheme.gemm import fp8_system_for
+from ..scheme.gemm import fp8_max_moduli, fp8_system_for
 from .cache import get_executor, get_plan
 from .input_check import InputCheck
 from .runs import (
@@ -177,7 +177,12 @@ def _validated_options(key: tuple) -> FFTOptions:
 
 def _on_engine(options: FFTOptions, engine) -> FFTOptions:
     """The options with ``phase_a`` resolved for ``engine`` (``"int8"`` or ``"fp8"``)."""
-    phase_a = resolve_phase_a(options.phase_a, engine)
+    # FP8 runs the fixed-point path anywhere and the Ozaki-II stage path (moduli=) on the
+    # NumPy engine, up to 18 moduli
+    fp8_runs = options.moduli is None or (
+        engine.name == "numpy" and options.moduli <= fp8_max_moduli()
+    )
+    phase_a = resolve_phase_a(options.phase_a, engine, fp8_runs=fp8_runs)
     if phase_a == "fp8" and options.moduli is not None:
         fp8_system_for(options.moduli)  # a clear ValueError past 18 moduli
     return _with_phase(options, phase_a)

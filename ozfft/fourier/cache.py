@@ -101,7 +101,7 @@ def get_plan(n: int, options: FFTOptions | int) -> FFTPlan:
     return _cached(n, key)
 
 
-def get_executor(engine: Engine, plan: FFTPlan, phase_a: str | None = "int8") -> FFTExecutor:
+def get_executor(engine: Engine, plan: FFTPlan, phase_a: str | None = None) -> FFTExecutor:
     """The plan prepared for ``engine`` on its current device (cached), its products in
     the arithmetic ``phase_a`` (``"int8"``, ``"fp8"``; ``"auto"`` or ``None``: resolved by
     :func:`~ozfft.engines.select.resolve_phase_a`).

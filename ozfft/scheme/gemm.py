@@ -309,7 +309,7 @@ def emulated_matmul(
     """``a @ b`` for same-batch-shape float64/complex128 stacks, via Ozaki scheme II,
     with ``num_moduli`` moduli (no accuracy guarantee: the explicit ``moduli=`` path), or
     with the residue system ``system`` (its moduli, its budget and its Phase A: INT8 or FP8
-    digit products, :mod:`ozfft.ozaki.residue_system`; the NumPy engine only for FP8).
+    digit products, :mod:`ozfft.ozaki.residue_system`; FP8 on both engines).
 
     ``phase_a="fp8"`` with ``num_moduli``: the scaling of ``num_moduli`` INT8 moduli and
     the FP8 system with at least their bits (:func:`fp8_system_for`), so the result is

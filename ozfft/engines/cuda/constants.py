@@ -36,8 +36,8 @@ __all__ = [
 #: limb width of the GPU Kulisch accumulator
 LIMB_BITS = 32
 
-#: the FP8 Phase A kernel's block tile (``kernels/gemm/fp8_phase_a.cu``: 4 warps of 32 x 32
-#: outputs) and its k-step; FP8 residue planes are padded to a multiple of the k-step
+#: the FP8 Phase A kernel's block tile (``kernels/gemm/fp8_phase_a.cu``: 8 warps, 2 x 4, of
+#: 32 x 16 outputs) and its k-step; FP8 residue planes are padded to a multiple of the k-step
 FP8_TILE_M = 64
 FP8_TILE_N = 64
 FP8_TILE_K = 32

@@ -809,6 +809,6 @@ def _require_int8(moduli: Any) -> None:
     an error there (docs/numerics.md, "FP8 accumulation")."""
     if moduli.phase_a != "int8":
         raise NotImplementedError(
-            f"the CUDA engine runs the INT8 Phase A; {moduli.phase_a!r} Phase A runs on the "
-            "NumPy engine only so far"
+            f"the CUDA engine's integer residues (the Ozaki-II FFT stage path, moduli=) are "
+            f"INT8 only; {moduli.phase_a!r} runs there on the NumPy engine"
         )
