@@ -53,7 +53,7 @@ def test_engine_without_a_fixed_point_executor_is_refused(monkeypatch):
 
     cache.clear_plan_cache()
     with pytest.raises(NotImplementedError, match="the other engine has no fixed-point FFT"):
-        get_executor(OtherEngine(), get_plan(64, FFTOptions()))
+        get_executor(OtherEngine(), get_plan(64, FFTOptions()), "int8")
     cache.clear_plan_cache()
 
 
