@@ -29,6 +29,7 @@ from typing import Any
 import numpy as np
 
 from ..engines.select import compute_capability
+from ..ozaki.residue_system import e4m3_codes
 from .results import gpu_label, markdown_table, results_dir, write_results
 
 __all__ = ["E4M3_INT_MAX", "e4m3_byte", "exact_sum", "main", "measure", "run_chains"]
@@ -42,16 +43,11 @@ Step = tuple[str, int, int]  #: ("full" or "unit", a, b): 32 a b or a b per outp
 
 def e4m3_byte(v: int) -> int:
     """The e4m3 (OCP "fn" variant) byte of the integer ``v``, ``|v| <= 16``: sign, four
-    exponent bits (bias 7), three mantissa bits."""
+    exponent bits (bias 7), three mantissa bits (:func:`~ozfft.ozaki.residue_system.e4m3_codes`)."""
     v = int(v)
     if abs(v) > E4M3_INT_MAX:
         raise ValueError(f"{v} is not an integer e4m3 holds exactly (|v| <= {E4M3_INT_MAX})")
-    if v == 0:
-        return 0
-    m = abs(v)
-    e = m.bit_length() - 1
-    mantissa = ((m - (1 << e)) << 3) >> e  # exact: m has at most 4 significant bits
-    return (0x80 if v < 0 else 0) | ((e + 7) << 3) | mantissa
+    return int(e4m3_codes(np.array([v]))[0])
 
 
 def exact_sum(steps: list[Step]) -> int:

@@ -38,11 +38,13 @@ from .moduli import (
 )
 
 __all__ = [
+    "E4M3_MAX",
     "FP8_BASES",
     "FP8_DIGIT_MAX",
     "FP8_EXACT_BITS",
     "PHASE_A_KINDS",
     "ResidueSystem",
+    "e4m3_codes",
     "fp8_system",
     "int8_system",
 ]
@@ -57,6 +59,35 @@ FP8_EXACT_BITS = 24
 #: pairwise-coprime bases s <= 33 for FP8 moduli s**d, largest first (33 = 3 * 11 would
 #: exclude 27 and 11, which give more bits together)
 FP8_BASES: tuple[int, ...] = (32, 31, 29, 27, 25, 23, 19, 17, 13, 11, 7)
+
+
+#: the largest e4m3 magnitude (OCP FP8 "fn": 1.75 * 2**8; 0x7f is NaN)
+E4M3_MAX = 448
+
+
+@cache
+def _e4m3_table() -> np.ndarray:
+    """e4m3 code of every magnitude 0..448 that e4m3 holds exactly (at most 4 significant
+    bits: exponent bits (bias 7), three mantissa bits), -1 for the others."""
+    table = np.full(E4M3_MAX + 1, -1, np.int16)
+    table[0] = 0
+    for m in range(1, E4M3_MAX + 1):
+        e = m.bit_length() - 1
+        if m & ((1 << max(e - 3, 0)) - 1) == 0:
+            table[m] = ((e + 7) << 3) | (((m - (1 << e)) << 3) >> e)
+    return table
+
+
+def e4m3_codes(v: np.ndarray) -> np.ndarray:
+    """The e4m3 bytes (uint8) of integers that e4m3 holds exactly; raises otherwise."""
+    v = np.asarray(v, np.int64)
+    mag = np.abs(v)
+    if (mag > E4M3_MAX).any():
+        raise ValueError("an integer is not exactly an e4m3 number")
+    codes = _e4m3_table()[mag]
+    if (codes < 0).any():
+        raise ValueError("an integer is not exactly an e4m3 number")
+    return (codes | np.where(v < 0, 0x80, 0)).astype(np.uint8)
 
 
 @dataclass(frozen=True)

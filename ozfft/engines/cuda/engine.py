@@ -363,17 +363,23 @@ class CudaEngine(Engine):
         needed = moduli.count * nplanes * rows * kp
         planes = self._alloc("residue planes", (moduli.count, nplanes, rows, kp), cp.int8, needed)
         name = "oz_residues_complex" if parts == 2 else "oz_residues_real"
+        macros = moduli_macros(moduli, with_limbs=False)
+        self._launch_residues(_RESIDUES_CU, name, macros, flat, rows, k, kp, shift, planes)
+        return ResidueStack(
+            planes.reshape(moduli.count, nplanes, *x.shape[:-1], kp), is_complex=parts == 2
+        )
+
+    def _launch_residues(self, source, name, macros, flat, rows, k, kp, shift, planes) -> None:
+        """One residue kernel (INT8 planes or FP8 digit planes) over ``rows`` rows of ``k``
+        scaled entries, padded to ``kp``: a thread per (row, four columns)."""
         with phase("residues", self._clock):
-            kernel = get_function(_RESIDUES_CU, name, moduli_macros(moduli, with_limbs=False))
-            shifts = cp.ascontiguousarray(shift.reshape(-1).astype(cp.int32))
+            kernel = get_function(source, name, macros)
+            shifts = self._cp.ascontiguousarray(shift.reshape(-1).astype(self._cp.int32))
             kernel(
                 _grid(rows * (kp // 4)),
                 (_THREADS,),
                 (flat, np.int64(rows), np.int64(k), np.int64(kp), shifts, planes),
             )
-        return ResidueStack(
-            planes.reshape(moduli.count, nplanes, *x.shape[:-1], kp), is_complex=parts == 2
-        )
 
     def integer_residues(self, re: Any, im: Any, moduli: ModuliSet) -> ResidueStack:
         """INT8 planes (re, im, rmod(re + im)) of an integer operand, padded to ``kp``."""
@@ -538,14 +544,7 @@ class CudaEngine(Engine):
         shape = (system.count, nplanes, digits, rows, kp)
         planes = self._alloc("FP8 digit planes", shape, cp.uint8, int(np.prod(shape)))
         name = "oz_fp8_residues_complex" if parts == 2 else "oz_fp8_residues_real"
-        with phase("residues", self._clock):
-            kernel = get_function(_FP8_RESIDUES_CU, name, macros)
-            shifts = cp.ascontiguousarray(shift.reshape(-1).astype(cp.int32))
-            kernel(
-                _grid(rows * (kp // 4)),
-                (_THREADS,),
-                (flat, np.int64(rows), np.int64(k), np.int64(kp), shifts, planes),
-            )
+        self._launch_residues(_FP8_RESIDUES_CU, name, macros, flat, rows, k, kp, shift, planes)
         return ResidueStack(
             planes.reshape(system.count, nplanes, digits, *x.shape[:-1], kp),
             is_complex=parts == 2,

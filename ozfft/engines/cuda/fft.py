@@ -17,6 +17,7 @@ import numpy as np
 
 from ...errors import DeviceMemoryError, DeviceUnavailableError
 from ...ozaki.fixed_point import Carried, matrix_digits
+from ...ozaki.residue_system import e4m3_codes
 from ..base import check_fp8_tensor_cores, compute_capability
 from .compiler import get_function
 from .launch import launcher
@@ -79,23 +80,6 @@ def _a_fragments(padded: np.ndarray) -> np.ndarray:
     out = padded[di, gi, ri, ci]
     assert out.shape == (groups, mt, kc, digits, 32, 4, 4)
     return out
-
-
-def e4m3_codes(v: np.ndarray) -> np.ndarray:
-    """The e4m3 bit patterns (uint8) of integers that e4m3 holds exactly (at most 4
-    significant bits, magnitude <= 448); raises otherwise."""
-    v = np.asarray(v, np.int64)
-    mag = np.abs(v)
-    exp = np.zeros_like(mag)
-    nz = mag > 0
-    exp[nz] = np.floor(np.log2(mag[nz])).astype(np.int64)
-    exp[nz] += (mag[nz] >> exp[nz]) >> 1  # floor(log2) without float rounding at powers of 2
-    exp[nz] -= (mag[nz] >> exp[nz]) == 0
-    mant = np.where(nz, (mag << 3) >> exp, 8) - 8  # 3 fraction bits
-    if (nz & (((mant + 8) << exp) != (mag << 3))).any() or (mag > 448).any():
-        raise ValueError("an integer is not exactly an e4m3 number")
-    codes = np.where(nz, ((exp + 7) << 3) | mant, 0) | np.where(v < 0, 0x80, 0)
-    return codes.astype(np.uint8)
 
 
 def fp8_fragment_layout(embedding: np.ndarray, digits: int) -> np.ndarray:
