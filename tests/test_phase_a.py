@@ -218,6 +218,18 @@ def test_auto_keeps_int8_where_fp8_cannot_run(fake_device):
         _phase_a(OzakiOptions(moduli=19, phase_a="fp8"), b300)
 
 
+def test_the_stage_path_says_where_its_fp8_products_run(fake_device):
+    """An explicit "fp8" with moduli= (the Ozaki-II stage path) on a device engine: the
+    stage executor names the path that cannot run it and the one that can."""
+    from ozfft.fourier.execute import StageExecutor
+
+    hopper = fake_device((9, 0))
+    with pytest.raises(NotImplementedError, match=r"moduli= .* run on the NumPy engine only"):
+        StageExecutor(hopper, get_plan(64, FFTOptions(moduli=8)), "fp8")
+    with pytest.raises(ValueError, match="phase_a is 'int8' or 'fp8' here, not 'auto'"):
+        StageExecutor(hopper, get_plan(64, FFTOptions(moduli=8)), "auto")
+
+
 # -- matmul --------------------------------------------------------------------------
 
 
