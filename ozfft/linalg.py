@@ -287,14 +287,21 @@ def matmul_plan(
     options = OzakiOptions(precision=precision, moduli=moduli, mode=mode, phase_a=phase_a)
     engine, a, b, out_dtype, exact_bits, _, batch = _prepare(a, b)
     phase_kind = _phase_a(options, engine)
+    is_complex = out_dtype.kind == "c"
     if options.moduli is not None:
         return MatmulPlan(
-            options.moduli, guaranteed=False, reason="explicit moduli=", phase_a=phase_kind
+            options.moduli,
+            guaranteed=False,
+            reason="explicit moduli=",
+            phase_a=phase_kind,
+            is_complex=is_complex,
         )
     m, k = a.shape[-2:]
     n = b.shape[-1]
     if 0 in (*batch, m, n, k):
-        return MatmulPlan(options.num_moduli, reason="empty product", phase_a=phase_kind)
+        return MatmulPlan(
+            options.num_moduli, reason="empty product", phase_a=phase_kind, is_complex=is_complex
+        )
     xp = engine.xp
     compute = np.complex128 if out_dtype.kind == "c" else np.float64
     a = engine.prepare_operand(xp.broadcast_to(a.astype(compute, copy=False), (*batch, m, k)))

@@ -145,8 +145,10 @@ def test_result_independent_of_summation_order(dtype, mode, rng):
 
 
 @pytest.mark.parametrize("mode", ["fast", "accurate"])
-@pytest.mark.parametrize("num_moduli", [2, 9, 16, 20])
-def test_karatsuba_matches_four_products(mode, num_moduli, rng):
+@pytest.mark.parametrize("num_moduli", [2, 9, 16, 19, 20])
+def test_complex_methods_give_the_same_bits(mode, num_moduli, rng):
+    """Gaussian (two products per modulus, on its own moduli; Karatsuba at 20, where no
+    Gaussian system holds the budget), Karatsuba and four products: one result."""
     a = phi_matrix(rng, (2, 7, 33), 1.0, np.complex128)
     b = phi_matrix(rng, (2, 33, 6), 1.0, np.complex128)
     out = {
@@ -159,9 +161,10 @@ def test_karatsuba_matches_four_products(mode, num_moduli, rng):
             out_dtype=np.complex128,
             complex_method=method,
         )
-        for method in ("karatsuba", "4m")
+        for method in ("gaussian", "karatsuba", "4m")
     }
     np.testing.assert_array_equal(out["karatsuba"], out["4m"])
+    np.testing.assert_array_equal(out["gaussian"], out["karatsuba"])
 
 
 def test_unknown_complex_method():

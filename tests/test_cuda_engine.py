@@ -245,3 +245,47 @@ def test_cuda_engine_takes_an_fp8_residue_system_with_fp8_tensor_cores():
         match=r"integer residues .* are INT8 only; 'fp8' runs there on the NumPy engine",
     ):
         engine.integer_residues(ones, ones, system)
+
+
+@pytest.mark.parametrize("method", ["gaussian", "karatsuba", "4m"])
+@pytest.mark.parametrize("num_moduli", [2, 8, 15, 16, 19, 20])
+@pytest.mark.parametrize("out_dtype", [np.complex128, np.complex64])
+def test_complex_methods_bitwise_on_gpu(method, num_moduli, out_dtype, rng):
+    """Each complex method (Gaussian: two INT8 products per modulus on its own moduli,
+    kernels/gemm/residues.cu oz_residues_gaussian and phase_b.cu) gives the NumPy engine's
+    bits, and all give one result."""
+    from ozfft.engines.select import cuda_engine, numpy_engine
+    from ozfft.scheme.gemm import emulated_matmul
+
+    a = phi_matrix(rng, (2, 37, 150), 2.0, np.complex128)
+    b = phi_matrix(rng, (2, 150, 29), 2.0, np.complex128)
+    kw = dict(num_moduli=num_moduli, mode="fast", out_dtype=out_dtype)
+    want = emulated_matmul(numpy_engine(), a, b, complex_method="karatsuba", **kw)
+    got = emulated_matmul(
+        cuda_engine(),
+        cp.asarray(a),
+        cp.asarray(b),
+        complex_method=method,
+        **kw,
+    )
+    np.testing.assert_array_equal(cp.asnumpy(got), want)
+
+
+def test_gaussian_residue_planes_on_gpu(rng):
+    """The CUDA engine's Gaussian planes are rmod(re +- j im) of the NumPy engine's
+    symmetric residues (re, im)."""
+    from ozfft.engines.select import cuda_engine, numpy_engine
+    from ozfft.ozaki.residue_system import gaussian_system
+
+    system = gaussian_system(117)
+    x = phi_matrix(rng, (13, 70), 3.0, np.complex128)
+    shift = np.full(13, 40, np.int64)
+    want = numpy_engine().residues(x, shift, system).planes.astype(np.int64)  # (N, 2, 13, 70)
+    got = cuda_engine().residues(cp.asarray(x), cp.asarray(shift), system)
+    planes = cp.asnumpy(got.planes).astype(np.int64)
+    assert planes.shape == (system.count, 2, 13, 80)  # k padded to 16
+    assert not planes[..., 70:].any()
+    for i, (p, (j, _, _)) in enumerate(zip(system.moduli, system.roots, strict=True)):
+        for sign, plane in ((1, 0), (-1, 1)):
+            expected = (want[i, 0] + sign * j * want[i, 1] + p // 2) % p - p // 2
+            np.testing.assert_array_equal(planes[i, plane, :, :70], expected)

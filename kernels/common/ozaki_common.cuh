@@ -21,6 +21,14 @@ __device__ constexpr int oz_moduli[OZ_NUM_MODULI] = {OZ_MODULI};
 __constant__ double oz_pow24[OZ_NUM_MODULI] = {OZ_POW24};
 __constant__ double oz_pow48[OZ_NUM_MODULI] = {OZ_POW48};
 
+#ifdef OZ_GAUSSIAN
+// Gaussian systems (every modulus has j with j*j = -1 mod p): the symmetric root j, and
+// 2**-1 and (2j)**-1 mod p in [0, p) (ozfft.ozaki.residue_system, "Gaussian").
+__device__ constexpr int oz_gauss_root[OZ_NUM_MODULI] = {OZ_GAUSS_ROOT};
+__device__ constexpr int oz_gauss_inv2[OZ_NUM_MODULI] = {OZ_GAUSS_INV2};
+__device__ constexpr int oz_gauss_inv2j[OZ_NUM_MODULI] = {OZ_GAUSS_INV2J};
+#endif
+
 // Low 32 bits of a double's pattern: the integer k of (k + OZ_MAGIC) for |k| < 2**31.
 __device__ __forceinline__ int oz_low_int(double x) {
 #ifdef __CUDA_ARCH__
@@ -136,18 +144,22 @@ __device__ __forceinline__ double oz_round(const oz_u32 (&mag)[OZ_LIMBS], int sh
     return scalbn((double)kept, lead_exp + 1 - prec);
 }
 
-// x = CRT integer of the residues u (|x| < P/2), times 2**shift, rounded once.
-template <int PREC, int EMIN, int EMAX>
-__device__ __forceinline__ double oz_crt_round(const oz_u32 (&u)[OZ_NUM_MODULI], int shift) {
-    oz_u64 acc[OZ_LIMBS];
+// The Kulisch sum X = sum_i W_i u_i in 64-bit limb accumulators, one residue at a time
+// (so a caller holds 2 x OZ_LIMBS accumulators, not every residue, for a complex entry).
+__device__ __forceinline__ void oz_crt_clear(oz_u64 (&acc)[OZ_LIMBS]) {
 #pragma unroll
     for (int l = 0; l < OZ_LIMBS; ++l) acc[l] = 0;
+}
+
+__device__ __forceinline__ void oz_crt_add(oz_u64 (&acc)[OZ_LIMBS], oz_u32 u, int i) {
 #pragma unroll
-    for (int i = 0; i < OZ_NUM_MODULI; ++i) {
-#pragma unroll
-        for (int l = 0; l < OZ_LIMBS; ++l)
-            acc[l] += (oz_u64)oz_weight_limbs[i * OZ_LIMBS + l] * u[i];  // < N 2**40
-    }
+    for (int l = 0; l < OZ_LIMBS; ++l)
+        acc[l] += (oz_u64)oz_weight_limbs[i * OZ_LIMBS + l] * u;  // < N 2**40 in all
+}
+
+// x = the CRT integer of X (|x| < P/2), times 2**shift, rounded once.
+template <int PREC, int EMIN, int EMAX>
+__device__ __forceinline__ double oz_crt_finish(const oz_u64 (&acc)[OZ_LIMBS], int shift) {
     oz_u32 x[OZ_LIMBS];
     oz_u64 carry = 0;
 #pragma unroll
@@ -188,6 +200,16 @@ __device__ __forceinline__ double oz_crt_round(const oz_u32 (&u)[OZ_NUM_MODULI],
     // overflow of a narrower format (binary32); binary64 overflow is already inf
     if (v > scalbn(2.0 - scalbn(1.0, 1 - PREC), EMAX)) v = OZ_INF;
     return negative ? -v : v;
+}
+
+// x = CRT integer of the residues u (|x| < P/2), times 2**shift, rounded once.
+template <int PREC, int EMIN, int EMAX>
+__device__ __forceinline__ double oz_crt_round(const oz_u32 (&u)[OZ_NUM_MODULI], int shift) {
+    oz_u64 acc[OZ_LIMBS];
+    oz_crt_clear(acc);
+#pragma unroll
+    for (int i = 0; i < OZ_NUM_MODULI; ++i) oz_crt_add(acc, u[i], i);
+    return oz_crt_finish<PREC, EMIN, EMAX>(acc, shift);
 }
 #endif  // OZ_LIMBS
 #endif  // OZ_NUM_MODULI

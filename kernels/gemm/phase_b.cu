@@ -53,7 +53,9 @@ extern "C" __global__ void oz_reconstruct_real(const int* __restrict__ c, long l
     }
 }
 
-// products per modulus: 3 (Karatsuba: Ar Br, Ai Bi, As Bs) or 4 (Ar Br, Ai Bi, Ar Bi, Ai Br)
+// products per modulus: 3 (Karatsuba: Ar Br, Ai Bi, As Bs) or 4 (Ar Br, Ai Bi, Ar Bi, Ai Br);
+// on a Gaussian system (OZ_GAUSSIAN) 2: T+ = A+ B+, T- = A- B-, Re = (T+ + T-) / 2,
+// Im = (T+ - T-) / (2j) mod p.
 extern "C" __global__ void __launch_bounds__(256, 2) oz_reconstruct_complex(const int* __restrict__ c, long long m,
                                                   long long nb, long long ldc, int nprod,
                                                   const int* __restrict__ shift_a,
@@ -67,21 +69,29 @@ extern "C" __global__ void __launch_bounds__(256, 2) oz_reconstruct_complex(cons
         const int sa = shift_a[i];
         for (long long j = blockIdx.x * (long long)blockDim.x + threadIdx.x; j < nb;
              j += (long long)gridDim.x * blockDim.x) {
-            oz_u32 ure[OZ_NUM_MODULI], uim[OZ_NUM_MODULI];
+            oz_u64 acc_re[OZ_LIMBS], acc_im[OZ_LIMBS];
+            oz_crt_clear(acc_re);
+            oz_crt_clear(acc_im);
 #pragma unroll
             for (int l = 0; l < OZ_NUM_MODULI; ++l) {
                 const int p = oz_moduli[l];
                 const int* cl = c + (long long)l * nprod * plane + i * ldc + j;
+#ifdef OZ_GAUSSIAN
+                const int tp = (int)oz_mod_nonneg(cl[0], p), tm = (int)oz_mod_nonneg(cl[plane], p);
+                oz_crt_add(acc_re, oz_mod_nonneg((tp + tm) * oz_gauss_inv2[l], p), l);
+                oz_crt_add(acc_im, oz_mod_nonneg((tp - tm + p) * oz_gauss_inv2j[l], p), l);
+#else
                 int t1 = (int)oz_mod_nonneg(cl[0], p), t2 = (int)oz_mod_nonneg(cl[plane], p);
                 int t3 = (int)oz_mod_nonneg(cl[2 * plane], p);
                 int im = nprod == 3 ? t3 - t1 - t2 : t3 + (int)oz_mod_nonneg(cl[3 * plane], p);
-                ure[l] = oz_mod_nonneg(t1 - t2, p);
-                uim[l] = oz_mod_nonneg(im, p);
+                oz_crt_add(acc_re, oz_mod_nonneg(t1 - t2, p), l);
+                oz_crt_add(acc_im, oz_mod_nonneg(im, p), l);
+#endif
             }
             int s = -(sa + shift_b[j]);
             oz_out_complex v;
-            v.x = (oz_out_real)oz_crt_round<OZ_PREC, OZ_EMIN, OZ_EMAX>(ure, s);
-            v.y = (oz_out_real)oz_crt_round<OZ_PREC, OZ_EMIN, OZ_EMAX>(uim, s);
+            v.x = (oz_out_real)oz_crt_finish<OZ_PREC, OZ_EMIN, OZ_EMAX>(acc_re, s);
+            v.y = (oz_out_real)oz_crt_finish<OZ_PREC, OZ_EMIN, OZ_EMAX>(acc_im, s);
             out[i * ld_out + j] = v;
         }
     }

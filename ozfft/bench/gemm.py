@@ -119,12 +119,18 @@ def run(
 
                 ms = median_ms(cp, call, reps)
                 got = cp.asnumpy(call()[rows][:, cols])
+                plan = ozfft.linalg.matmul_plan(
+                    a, b, precision=precision, moduli=num_moduli, mode=mode, phase_a=phase_a
+                )
                 rec = {
                     "op": op,
                     "m": m,
                     "n": n,
                     "k": k,
                     "moduli": num_moduli,
+                    # the moduli Phase A ran on: a complex INT8 product's Gaussian system
+                    "phase_a_moduli": plan.phase_a_system.count,
+                    "gaussian": bool(getattr(plan.phase_a_system, "gaussian", False)),
                     "mode": mode,
                     "phase_a": phase_a,
                     "tflops": flops / ms / 1e9,
@@ -158,6 +164,8 @@ def row(r: dict) -> str:
     cells = [str(r.get(key, "n/a")) for key in ("op", "m", "n", "k", "moduli", "mode")]
     if r.get("phase_a", "int8") != "int8":
         cells[0] = f"{cells[0]} ({r['phase_a']})"
+    if r.get("gaussian"):
+        cells[4] = f"{cells[4]} ({r['phase_a_moduli']} Gaussian)"
     cells += [
         fmt(r.get("tflops"), ".1f"),
         fmt(r.get("baseline_tflops"), ".1f"),

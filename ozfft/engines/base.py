@@ -22,6 +22,7 @@ from ..profiling import Clock, HostClock
 
 __all__ = [
     "AUTO_PHASE_A",
+    "COMPLEX_PRODUCTS",
     "FP8_MIN_COMPUTE_CAPABILITY",
     "ArrayFlag",
     "Engine",
@@ -29,10 +30,33 @@ __all__ = [
     "RowStats",
     "auto_phase_a",
     "check_fp8_tensor_cores",
+    "complex_products",
     "compute_capability",
     "parse_compute_capability",
     "phase_a_for_device",
 ]
+
+
+#: real Phase-A products per modulus of a complex product, by ``complex_method``:
+#: "gaussian" (a Gaussian residue system only, ozfft.ozaki.residue_system), "karatsuba",
+#: "4m"; every method gives the same residues
+COMPLEX_PRODUCTS = {"gaussian": 2, "karatsuba": 3, "4m": 4}
+
+
+def complex_products(moduli: Any, complex_method: str) -> int:
+    """Products per modulus of a complex product by ``complex_method`` on ``moduli``; raises
+    ``ValueError`` for an unknown method, or ``"gaussian"`` on any but a Gaussian system
+    (and another method on one: its residue planes are ``rmod(re +- j im)``)."""
+    if complex_method not in COMPLEX_PRODUCTS:
+        raise ValueError(
+            f"complex_method must be one of {tuple(COMPLEX_PRODUCTS)}, got {complex_method!r}"
+        )
+    if getattr(moduli, "gaussian", False) != (complex_method == "gaussian"):
+        raise ValueError(
+            "complex_method='gaussian' runs on a Gaussian residue system, and only it: got "
+            f"{complex_method!r} on moduli {moduli.moduli}"
+        )
+    return COMPLEX_PRODUCTS[complex_method]
 
 
 @dataclass(frozen=True)
@@ -160,7 +184,8 @@ class Engine(abc.ABC):
         """``2**-(sigma_i + tau_j) (A'Bt'^T)_ij`` rounded once to ``out_dtype``.
 
         Phase A forms ``A'_i Bt'_i^T`` exactly per modulus (three products per modulus
-        for complex operands, by Karatsuba on residues; ``complex_method="4m"`` uses four);
+        for complex operands, by Karatsuba on residues; ``complex_method="4m"`` uses four;
+        ``"gaussian"``, on a Gaussian residue system only, two);
         Phase B rebuilds the integer by the CRT in exact multi-limb arithmetic and rounds.
         Engines may interleave the two (the CUDA engine does, per block of columns).
         """

@@ -16,6 +16,17 @@ One object serves both arithmetics (docs/numerics.md, "FP8 accumulation"):
   256 in magnitude: exact while ``256 (t + 1) K < 2**24`` (the measured FP32
   accumulation of an H200, ``ozfft bench fp8``).
 
+**Gaussian** INT8 systems (complex products): odd moduli ``p <= 255`` whose every prime
+factor is 1 mod 4, so that ``-1`` has a square root ``j`` modulo ``p``. Then ``a + b i ->
+a + j b`` and ``a + b i -> a - j b`` are ring maps ``Z[i] -> Z/p``, and a complex product
+``C = A B`` needs two real products per modulus instead of Karatsuba's three:
+
+    C+ = (Ar + j Ai)(Br + j Bi),  C- = (Ar - j Ai)(Br - j Bi)     (mod p)
+    Re C = (C+ + C-) / 2,         Im C = (C+ - C-) / (2 j)         (mod p).
+
+The moduli are smaller (~7.3 bits each against INT8's ~7.9), so a Gaussian system stands
+in for an INT8 count with one or two moduli more, and 2/3 of the products per modulus.
+
 The CRT constants (``P``, the weights ``W_i``) follow from the moduli as in
 :mod:`.moduli`; for the INT8 system they are those of :class:`~.moduli.ModuliSet`.
 """
@@ -42,11 +53,14 @@ __all__ = [
     "FP8_BASES",
     "FP8_DIGIT_MAX",
     "FP8_EXACT_BITS",
+    "GAUSSIAN_MODULI",
     "PHASE_A_KINDS",
     "ResidueSystem",
     "e4m3_codes",
     "fp8_system",
+    "gaussian_system",
     "int8_system",
+    "sqrt_minus_one",
 ]
 
 #: the arithmetics of Phase A a residue system can name
@@ -59,6 +73,32 @@ FP8_EXACT_BITS = 24
 #: pairwise-coprime bases s <= 33 for FP8 moduli s**d, largest first (33 = 3 * 11 would
 #: exclude 27 and 11, which give more bits together)
 FP8_BASES: tuple[int, ...] = (32, 31, 29, 27, 25, 23, 19, 17, 13, 11, 7)
+
+
+#: Gaussian INT8 moduli, largest first: the greedy pairwise-coprime sequence of odd
+#: ``m <= 255`` whose every prime factor is 1 mod 4 (re-checked on import)
+GAUSSIAN_MODULI: tuple[int, ...] = (
+    241, 233, 229, 221, 205, 197, 193, 181, 173, 157, 149,
+    137, 113, 109, 101, 97, 89, 73, 61, 53, 37, 29,
+)  # fmt: skip
+
+
+def sqrt_minus_one(m: int) -> int | None:
+    """The least ``j`` in ``[1, m)`` with ``j**2 = -1 (mod m)``, or None (odd ``m >= 5``
+    has one exactly when every prime factor of ``m`` is 1 mod 4)."""
+    return next((j for j in range(1, m) if (j * j + 1) % m == 0), None)
+
+
+def _check_gaussian_table() -> None:
+    expected: list[int] = []
+    for m in range(255, 4, -2):
+        if sqrt_minus_one(m) is not None and all(math.gcd(m, q) == 1 for q in expected):
+            expected.append(m)
+    if tuple(expected) != GAUSSIAN_MODULI:
+        raise AssertionError(f"GAUSSIAN_MODULI is not the greedy sequence {expected}")
+
+
+_check_gaussian_table()
 
 
 #: the largest e4m3 magnitude (OCP FP8 "fn": 1.75 * 2**8; 0x7f is NaN)
@@ -96,7 +136,8 @@ class ResidueSystem(CrtConstants):
 
     ``digit_max``: the largest digit magnitude the tensor core takes exactly (128 for
     INT8, 16 for FP8); ``exact_bits``: the accumulator's exact integer bits (31 for INT32,
-    24 for FP32).
+    24 for FP32); ``gaussian``: complex products run as two real products per modulus
+    through a square root of -1 (:attr:`roots`; module docstring), not Karatsuba's three.
     """
 
     name: str
@@ -104,6 +145,7 @@ class ResidueSystem(CrtConstants):
     digits: tuple[int, ...]
     digit_max: int
     exact_bits: int
+    gaussian: bool = False
     moduli: tuple[int, ...] = field(init=False)
     product: int = field(init=False)  #: P
     weights: tuple[int, ...] = field(init=False)  #: W_i = (P/m_i) ((P/m_i)^-1 mod m_i)
@@ -119,6 +161,10 @@ class ResidueSystem(CrtConstants):
         for i, m in enumerate(moduli):
             if any(math.gcd(m, q) != 1 for q in moduli[:i]):
                 raise ValueError(f"modulus {m} shares a factor with an earlier one")
+        if self.gaussian and (
+            self.name != "int8" or any(sqrt_minus_one(m) is None or m % 2 == 0 for m in moduli)
+        ):
+            raise ValueError("a Gaussian system takes INT8 odd moduli with a square root of -1")
         product, weights = crt_constants(moduli)
         object.__setattr__(self, "moduli", moduli)
         object.__setattr__(self, "product", product)
@@ -127,6 +173,24 @@ class ResidueSystem(CrtConstants):
     @property
     def count(self) -> int:
         return len(self.moduli)
+
+    @property
+    def complex_products(self) -> int:
+        """Real products per modulus of a complex product: 2 Gaussian, 3 Karatsuba."""
+        return 2 if self.gaussian else 3
+
+    @property
+    def roots(self) -> tuple[int, ...]:
+        """Per modulus: the symmetric ``j`` (``|j| < m/2``) with ``j**2 = -1 (mod m)``, the
+        inverse of 2 and the inverse of ``2 j`` (in ``[0, m)``), for a Gaussian system."""
+        if not self.gaussian:
+            raise ValueError("only a Gaussian system has square roots of -1")
+        out = []
+        for m in self.moduli:
+            j = sqrt_minus_one(m)
+            j = j - m if 2 * j > m else j
+            out.append((j, pow(2, -1, m), pow(2 * j, -1, m)))
+        return tuple(out)
 
     @property
     def phase_a(self) -> str:
@@ -198,6 +262,21 @@ def int8_system(count: int) -> ResidueSystem:
         raise ValueError(f"moduli must be between {MIN_MODULI} and {MAX_MODULI}, got {count}")
     moduli = INT8_MODULI[:count]
     return ResidueSystem("int8", moduli, (1,) * count, 128, 31)
+
+
+@cache
+def gaussian_system(min_budget: int) -> ResidueSystem:
+    """The Gaussian INT8 system of fewest leading :data:`GAUSSIAN_MODULI` whose budget
+    (``floor(log2 P)``, :attr:`~.moduli.CrtConstants.budget_bits`) is at least
+    ``min_budget``; raises ``ValueError`` past the table (152 bits)."""
+    for count in range(1, len(GAUSSIAN_MODULI) + 1):
+        moduli = GAUSSIAN_MODULI[:count]
+        if (math.prod(moduli) - 1).bit_length() - 1 >= min_budget:
+            return ResidueSystem("int8", moduli, (1,) * count, 128, 31, gaussian=True)
+    raise ValueError(
+        f"Gaussian moduli reach a budget of at most "
+        f"{(math.prod(GAUSSIAN_MODULI) - 1).bit_length() - 1} bits, asked for {min_budget}"
+    )
 
 
 @cache

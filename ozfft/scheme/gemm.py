@@ -48,7 +48,7 @@ from typing import Any
 import numpy as np
 
 from .._logging import logger
-from ..engines.base import Engine
+from ..engines.base import COMPLEX_PRODUCTS, Engine
 from ..errors import DeviceMemoryError
 from ..ozaki.bounds import (
     MAX_PRODUCTS,
@@ -60,7 +60,7 @@ from ..ozaki.bounds import (
     truncation_slack,
 )
 from ..ozaki.moduli import MAX_MODULI, MIN_MODULI, ModuliSet, moduli_set
-from ..ozaki.residue_system import PHASE_A_KINDS, ResidueSystem, fp8_system
+from ..ozaki.residue_system import PHASE_A_KINDS, ResidueSystem, fp8_system, gaussian_system
 from ..ozaki.scaling import (
     ZERO_ROW_EXP,
     accurate_bound_bits,
@@ -78,6 +78,7 @@ __all__ = [
     "emulated_matmul",
     "fp8_max_moduli",
     "fp8_system_for",
+    "gaussian_system_for",
     "guaranteed_matmul",
     "plan_matmul",
 ]
@@ -113,6 +114,7 @@ class MatmulPlan:
     guaranteed: the accuracy guarantee holds (False only for an explicit ``moduli=``).
     reason: one line saying why.
     phase_a: the arithmetic of Phase A, ``"int8"`` or ``"fp8"`` (resolved).
+    is_complex: a complex product (its INT8 Phase A runs on :attr:`phase_a_system`).
     """
 
     moduli: int
@@ -122,6 +124,7 @@ class MatmulPlan:
     guaranteed: bool = True
     reason: str = ""
     phase_a: str = "int8"
+    is_complex: bool = False
 
     def __post_init__(self) -> None:
         if self.phase_a not in PHASE_A_KINDS:
@@ -140,6 +143,16 @@ class MatmulPlan:
         if self.phase_a == "fp8":
             return fp8_system_for(self.moduli)
         return moduli_set(self.moduli)
+
+    @property
+    def phase_a_system(self) -> ModuliSet | ResidueSystem:
+        """The moduli Phase A runs on by default: :attr:`system`, or for a complex INT8
+        product the Gaussian system standing in for it (:func:`gaussian_system_for`;
+        two real products per modulus, the same bits)."""
+        system = self.system
+        if self.is_complex and not self.native:
+            return gaussian_system_for(system) or system
+        return system
 
     def describe(self) -> str:
         """Short form: ``"16"``, ``"20"``, ``"16 x2 (a split)"``, ``"native"``; with FP8
@@ -191,6 +204,42 @@ def fp8_max_moduli() -> int:
             break
         best = n
     return best
+
+
+@cache
+def gaussian_system_for(moduli: ModuliSet | ResidueSystem) -> ResidueSystem | None:
+    """The Gaussian INT8 system (two real products per modulus for a complex product,
+    :mod:`ozfft.ozaki.residue_system`) that stands in for the INT8 ``moduli``: the fewest
+    Gaussian moduli whose budget ``floor(log2 P_g)`` holds ``moduli``'s budget. The scaling
+    keeps ``moduli``'s budget, so the exact products, and every output bit, are those of
+    Karatsuba on ``moduli``. None where no Gaussian system holds it (more than 19 INT8
+    moduli), or where ``moduli`` is not an INT8 system (FP8, or Gaussian already)."""
+    if moduli.phase_a != "int8" or getattr(moduli, "gaussian", False):
+        return None
+    try:
+        return gaussian_system(moduli.budget_bits)
+    except ValueError:
+        return None
+
+
+#: complex methods of Phase A (ozfft.engines.base.COMPLEX_PRODUCTS): "gaussian" (the
+#: default: two products per modulus, on a Gaussian system where one holds the budget,
+#: else Karatsuba), "karatsuba" (three), "4m" (four); every method gives the same bits
+COMPLEX_METHODS = tuple(COMPLEX_PRODUCTS)
+
+
+def _phase_a_moduli(
+    moduli: ModuliSet | ResidueSystem, is_complex: bool, complex_method: str
+) -> tuple[ModuliSet | ResidueSystem, str]:
+    """The moduli Phase A runs on and the engines' complex method: a complex INT8 product
+    with ``complex_method="gaussian"`` on :func:`gaussian_system_for` its moduli (else
+    Karatsuba on the moduli themselves)."""
+    if complex_method not in COMPLEX_METHODS:
+        raise ValueError(f"complex_method must be one of {COMPLEX_METHODS}, got {complex_method!r}")
+    if complex_method != "gaussian" or getattr(moduli, "gaussian", False):
+        return moduli, complex_method
+    system = gaussian_system_for(moduli) if is_complex else None
+    return (moduli, "karatsuba") if system is None else (system, "gaussian")
 
 
 def max_moduli_for(phase_a: str) -> int:
@@ -272,9 +321,12 @@ def _product(
     residues: dict | None = None,
 ) -> Any:
     """One exact product ``trunc(2**sa a) trunc(2**sb bt)^T`` rounded to ``out_dtype``,
-    Phase A on ``moduli`` (a count of INT8 moduli, or a residue system); ``residues``
-    caches residue stacks by ``(id(x), id(shift))``."""
-    moduli = _moduli_of(moduli)
+    Phase A on ``moduli`` (a count of INT8 moduli, or a residue system; a complex product
+    on its Gaussian stand-in, :func:`_phase_a_moduli`); ``residues`` caches residue stacks
+    by ``(id(x), id(shift))``."""
+    moduli, complex_method = _phase_a_moduli(
+        _moduli_of(moduli), engine.xp.iscomplexobj(a), complex_method
+    )
     cache = {} if residues is None else residues
 
     def res(x: Any, shift: Any) -> Any:
@@ -302,7 +354,7 @@ def emulated_matmul(
     num_moduli: int | None = None,
     mode: str,
     out_dtype: Any,
-    complex_method: str = "karatsuba",
+    complex_method: str = "gaussian",
     system: ResidueSystem | None = None,
     phase_a: str = "int8",
 ) -> Any:
@@ -672,14 +724,15 @@ class _Planner:
 
     def plan(self) -> MatmulPlan:
         plan = self._plan()
+        is_complex = bool(self.xp.iscomplexobj(self.a.x))
         if self.phase_a == "int8" or plan.native:
-            return replace(plan, phase_a=self.phase_a)
+            return replace(plan, phase_a=self.phase_a, is_complex=is_complex)
         system = fp8_system_for(plan.moduli)
         reason = (
             f"{plan.reason}; FP8 Phase A on {system.count} moduli of "
             f"{system.log2_product:.1f} bits ({system.total_products} digit products)"
         )
-        return replace(plan, phase_a=self.phase_a, reason=reason)
+        return replace(plan, phase_a=self.phase_a, reason=reason, is_complex=is_complex)
 
     def _plan(self) -> MatmulPlan:
         xp = self.xp
@@ -828,7 +881,7 @@ def guaranteed_matmul(
     out_bits: int,
     exact_bits: tuple[int, int],
     timer: Timer = _no_timer,
-    complex_method: str = "karatsuba",
+    complex_method: str = "gaussian",
     phase_a: str = "int8",
 ) -> tuple[Any | None, MatmulPlan]:
     """``a @ b`` (same-batch float64/complex128 stacks) under the accuracy guarantee.

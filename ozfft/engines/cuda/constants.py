@@ -12,7 +12,7 @@ from functools import cache
 
 import numpy as np
 
-from ...ozaki.moduli import ModuliSet, int_to_limbs, limbs_needed, moduli_set
+from ...ozaki.moduli import ModuliSet, int_to_limbs, limbs_needed
 from ...ozaki.residue_system import FP8_DIGIT_MAX, FP8_EXACT_BITS, ResidueSystem
 from ...ozaki.scaling import BOUND_MANTISSA_BITS, FRACTION_BITS, MIN_TERM_SHIFT, ZERO_ROW_EXP
 
@@ -121,26 +121,33 @@ def _join(values: Iterable[object]) -> str:
     return ",".join(str(v) for v in values)
 
 
-def moduli_macros(moduli: ModuliSet, *, with_limbs: bool) -> Macros:
-    """Moduli, ``2**24``/``2**48 mod p`` and (Phase B) the CRT weights and ``P`` in limbs.
+def moduli_macros(moduli: ModuliSet | ResidueSystem, *, with_limbs: bool) -> Macros:
+    """Moduli, ``2**24``/``2**48 mod p``, a Gaussian system's roots and inverses
+    (``OZ_GAUSSIAN``), and (Phase B) the CRT weights and ``P`` in limbs holding ``N
+    max(m_i) P``.
 
-    The moduli are the first ``moduli.count`` of the table, so the set is cached on the
-    count (and the flag): every call for the same count returns the same object.
-    """
-    return _moduli_macros(moduli.count, with_limbs)
+    Cached on the moduli (equal sets give the same object) and the flag."""
+    return _moduli_macros(moduli, with_limbs)
 
 
 @cache
-def _moduli_macros(count: int, with_limbs: bool) -> Macros:
-    moduli = moduli_set(count)
+def _moduli_macros(moduli: ModuliSet | ResidueSystem, with_limbs: bool) -> Macros:
     macros = {
         "OZ_NUM_MODULI": str(moduli.count),
         "OZ_MODULI": _join(moduli.moduli),
         "OZ_POW24": _join(f"{pow(2, 24, p)}.0" for p in moduli.moduli),
         "OZ_POW48": _join(f"{pow(2, 48, p)}.0" for p in moduli.moduli),
     }
+    if getattr(moduli, "gaussian", False):
+        roots = moduli.roots
+        macros |= {
+            "OZ_GAUSSIAN": "1",
+            "OZ_GAUSS_ROOT": _join(f"({j})" for j, _, _ in roots),
+            "OZ_GAUSS_INV2": _join(inv2 for _, inv2, _ in roots),
+            "OZ_GAUSS_INV2J": _join(inv2j for _, _, inv2j in roots),
+        }
     if with_limbs:
-        limbs = moduli.limbs_for(LIMB_BITS)
+        limbs = limbs_needed(moduli.count * max(moduli.moduli) * moduli.product, LIMB_BITS)
         weights = [limb for w in moduli.weights for limb in int_to_limbs(w, LIMB_BITS, limbs)]
         macros |= {
             "OZ_LIMBS": str(limbs),
@@ -151,15 +158,15 @@ def _moduli_macros(count: int, with_limbs: bool) -> Macros:
     return Macros(macros)
 
 
-def phase_b_macros(moduli: ModuliSet, *, out_float: bool) -> Macros:
+def phase_b_macros(moduli: ModuliSet | ResidueSystem, *, out_float: bool) -> Macros:
     """Macros of ``gemm/phase_b.cu``: :func:`moduli_macros` with limbs, plus
     ``OZ_OUT_FLOAT`` when the output is binary32 (cached like the others)."""
-    return _phase_b_macros(moduli.count, out_float)
+    return _phase_b_macros(moduli, out_float)
 
 
 @cache
-def _phase_b_macros(count: int, out_float: bool) -> Macros:
-    macros = _moduli_macros(count, True)
+def _phase_b_macros(moduli: ModuliSet | ResidueSystem, out_float: bool) -> Macros:
+    macros = _moduli_macros(moduli, True)
     return macros | {"OZ_OUT_FLOAT": "1"} if out_float else macros
 
 
@@ -183,8 +190,10 @@ def fp8_k_block(system: ResidueSystem) -> int:
     return block
 
 
+@cache
 def _check_fp8(system: ResidueSystem) -> None:
-    """What the FP8 kernels assume of a system, each a clear error."""
+    """What the FP8 kernels assume of a system, each a clear error (checked once per
+    system)."""
     if system.phase_a != "fp8":
         raise ValueError(f"not an FP8 residue system: {system.phase_a!r}")
     if system.digit_max > FP8_DIGIT_MAX:
@@ -203,19 +212,11 @@ def _check_fp8(system: ResidueSystem) -> None:
     fp8_k_block(system)
 
 
-@cache
 def _fp8_moduli_macros(system: ResidueSystem) -> Macros:
     """The system's moduli and ``2**24``/``2**48 mod m_i`` (what ``ozaki_common.cuh``
-    reads without limbs)."""
+    reads without limbs), after checking what the FP8 kernels assume."""
     _check_fp8(system)
-    return Macros(
-        {
-            "OZ_NUM_MODULI": str(system.count),
-            "OZ_MODULI": _join(system.moduli),
-            "OZ_POW24": _join(f"{pow(2, 24, m)}.0" for m in system.moduli),
-            "OZ_POW48": _join(f"{pow(2, 48, m)}.0" for m in system.moduli),
-        }
-    )
+    return _moduli_macros(system, False)
 
 
 @cache
@@ -238,19 +239,7 @@ def fp8_macros(system: ResidueSystem) -> Macros:
 
 def fp8_phase_b_macros(system: ResidueSystem, *, out_float: bool) -> Macros:
     """Macros of ``gemm/phase_b.cu`` for an FP8 system: its moduli (up to 32**3), CRT
-    weights and ``P`` in 32-bit limbs holding ``N max(m_i) P`` (the INT8 sets' bound has
-    256 there), plus ``OZ_OUT_FLOAT`` for a binary32 output."""
-    return _fp8_phase_b_macros(system, out_float)
-
-
-@cache
-def _fp8_phase_b_macros(system: ResidueSystem, out_float: bool) -> Macros:
-    limbs = limbs_needed(system.count * max(system.moduli) * system.product, LIMB_BITS)
-    weights = [limb for w in system.weights for limb in int_to_limbs(w, LIMB_BITS, limbs)]
-    macros = _fp8_moduli_macros(system) | {
-        "OZ_LIMBS": str(limbs),
-        "OZ_WEIGHT_LIMBS": _join(f"{w}u" for w in weights),
-        "OZ_P_LIMBS": _join(f"{w}u" for w in int_to_limbs(system.product, LIMB_BITS, limbs)),
-        "OZ_INV_P": (1.0 / system.product).hex(),
-    }
-    return macros | {"OZ_OUT_FLOAT": "1"} if out_float else macros
+    weights and ``P`` in 32-bit limbs holding ``N max(m_i) P``, plus ``OZ_OUT_FLOAT`` for a
+    binary32 output (:func:`phase_b_macros` after the FP8 checks)."""
+    _check_fp8(system)
+    return _phase_b_macros(system, out_float)

@@ -32,7 +32,14 @@ from ...errors import DeviceMemoryError, NonFiniteInputError
 from ...ozaki.moduli import ModuliSet, moduli_set
 from ...ozaki.residue_system import ResidueSystem
 from ...profiling import phase
-from ..base import Engine, ResidueStack, RowStats, check_fp8_tensor_cores, compute_capability
+from ..base import (
+    Engine,
+    ResidueStack,
+    RowStats,
+    check_fp8_tensor_cores,
+    complex_products,
+    compute_capability,
+)
 from .compiler import cubin_path, get_function
 from .constants import (
     FP8_TILE_M,
@@ -75,9 +82,14 @@ _GRID_Z = 65535
 _THREADS = 256
 _FINISH_SOURCE = "fft/finish.cu"
 _STATS_THREADS = 1024
-_COMPLEX_PRODUCTS = {"karatsuba": 3, "4m": 4}
-#: (A plane, Bt plane) of each INT32 product; planes: 0 real, 1 imaginary, 2 sum
-_PRODUCT_PLANES = {1: ((0, 0),), 3: ((0, 0), (1, 1), (2, 2)), 4: ((0, 0), (1, 1), (0, 1), (1, 0))}
+#: (A plane, Bt plane) of each INT32 product; planes: 0 real, 1 imaginary, 2 sum (Karatsuba,
+#: four-product); on a Gaussian system 0 rmod(re + j im), 1 rmod(re - j im)
+_PRODUCT_PLANES = {
+    1: ((0, 0),),
+    2: ((0, 0), (1, 1)),
+    3: ((0, 0), (1, 1), (2, 2)),
+    4: ((0, 0), (1, 1), (0, 1), (1, 0)),
+}
 
 
 def _grid(total: int) -> tuple[int]:
@@ -351,18 +363,26 @@ class CudaEngine(Engine):
 
     # -- stage 2 -------------------------------------------------------------------
     def residues(self, x: Any, shift: Any, moduli: ModuliSet) -> ResidueStack:
-        """INT8 residue planes ``(N, planes, ..., rows, kp)``; for an FP8 residue system,
-        e4m3 digit planes ``(N, planes, D, ..., rows, kp)`` (:meth:`_fp8_residues`)."""
+        """INT8 residue planes ``(N, planes, ..., rows, kp)``: one real; complex three (re,
+        im, rmod(re + im)), on a Gaussian system two (``rmod(re +- j im)``, the planes its
+        two products take; the NumPy engine keeps re, im and forms them in Phase A). For an
+        FP8 residue system, e4m3 digit planes ``(N, planes, D, ..., rows, kp)``
+        (:meth:`_fp8_residues`)."""
         if moduli.phase_a == "fp8":
             return self._fp8_residues(x, shift, moduli)
         _require_int8(moduli)
         cp = self._cp
         flat, rows, k, parts = self._as_rows(x)
         kp = pad_k(k)
-        nplanes = 3 if parts == 2 else 1
+        gaussian = parts == 2 and getattr(moduli, "gaussian", False)
+        nplanes = 1 if parts == 1 else (2 if gaussian else 3)
         needed = moduli.count * nplanes * rows * kp
         planes = self._alloc("residue planes", (moduli.count, nplanes, rows, kp), cp.int8, needed)
-        name = "oz_residues_complex" if parts == 2 else "oz_residues_real"
+        name = (
+            "oz_residues_real"
+            if parts == 1
+            else ("oz_residues_gaussian" if gaussian else "oz_residues_complex")
+        )
         macros = moduli_macros(moduli, with_limbs=False)
         self._launch_residues(_RESIDUES_CU, name, macros, flat, rows, k, kp, shift, planes)
         return ResidueStack(
@@ -415,6 +435,7 @@ class CudaEngine(Engine):
         accurate: bool,
         out_dtype: Any,
         block_budget: int | None = None,
+        residue_planes: int | None = None,
     ) -> GemmWorkspace:
         """Workspace of one emulated GEMM on this device (nothing is allocated).
 
@@ -435,6 +456,7 @@ class CudaEngine(Engine):
             accurate=accurate,
             out_itemsize=itemsize,
             block_budget=block_budget,
+            residue_planes=residue_planes,
         )
 
     def exact_product(
@@ -454,7 +476,7 @@ class CudaEngine(Engine):
             )
         _require_int8(moduli)
         cp = self._cp
-        products = _products(ra, rbt, complex_method)
+        products = _products(ra, rbt, moduli, complex_method)
         out_dtype = np.dtype(out_dtype)
         count, _, *batch_shape, m, kp = ra.planes.shape
         n = rbt.planes.shape[-2]
@@ -464,7 +486,10 @@ class CudaEngine(Engine):
         sa = cp.ascontiguousarray(shift_a.reshape(batch, m).astype(cp.int32))
         sb = cp.ascontiguousarray(shift_b.reshape(batch, n).astype(cp.int32))
 
-        ws = self.gemm_workspace(batch, m, n, kp, count, ra.is_complex, products, False, out_dtype)
+        ws = self.gemm_workspace(
+            batch, m, n, kp, count, ra.is_complex, products, False, out_dtype,
+            residue_planes=ra.planes.shape[1],
+        )  # fmt: skip
         if ws.col_block == 0:
             raise DeviceMemoryError(
                 f"an emulated {m}x{kp}x{n} product with {count} moduli",
@@ -645,7 +670,7 @@ class CudaEngine(Engine):
             raise NotImplementedError("modular_products runs the FP8 Phase A only")
         cp = self._cp
         self._require_fp8_tensor_cores()
-        products = _products(ra, rbt, complex_method)
+        products = _products(ra, rbt, moduli, complex_method)
         pa, pb, batch_shape, m, n, _ = self._fp8_operands(ra, rbt, moduli)
         batch = pa.shape[3]
         pairs = _PRODUCT_PLANES[products]
@@ -680,7 +705,7 @@ class CudaEngine(Engine):
         products runs as one launch of each, as the INT8 path's stacked products."""
         cp = self._cp
         self._require_fp8_tensor_cores()
-        products = _products(ra, rbt, complex_method)
+        products = _products(ra, rbt, system, complex_method)
         out_dtype = np.dtype(out_dtype)
         pa, pb, batch_shape, m, n, kp = self._fp8_operands(ra, rbt, system)
         count, batch = system.count, pa.shape[3]
@@ -762,15 +787,12 @@ class CudaEngine(Engine):
             _stacked_phase_b(reconstruct, planes, ldc, products, is_complex, sa, sb, out)
 
 
-def _products(ra: ResidueStack, rbt: ResidueStack, complex_method: str) -> int:
-    """Phase-A products per modulus: 1 real, 3 Karatsuba, 4 four-product."""
+def _products(ra: ResidueStack, rbt: ResidueStack, moduli: Any, complex_method: str) -> int:
+    """Phase-A products per modulus: 1 real; complex: 2 Gaussian, 3 Karatsuba, 4 four-product
+    (:func:`~ozfft.engines.base.complex_products`)."""
     if ra.is_complex != rbt.is_complex:
         raise ValueError("both residue stacks must be real or both complex")
-    if ra.is_complex and complex_method not in _COMPLEX_PRODUCTS:
-        raise ValueError(
-            f"complex_method must be one of {tuple(_COMPLEX_PRODUCTS)}, got {complex_method!r}"
-        )
-    return _COMPLEX_PRODUCTS[complex_method] if ra.is_complex else 1
+    return complex_products(moduli, complex_method) if ra.is_complex else 1
 
 
 def _block_phase_b(reconstruct, cplanes, ldc, products, is_complex, sa, sb, out, b, j0, nb):

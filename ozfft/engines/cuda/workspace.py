@@ -51,8 +51,8 @@ class GemmWorkspace:
     n: int
     kp: int
     moduli: int
-    planes: int  #: residue planes per operand and modulus (1 real, 3 complex)
-    products: int  #: INT32 products per modulus (1 real, 3 Karatsuba, 4 four-product)
+    planes: int  #: residue planes per operand and modulus (1 real, 3 complex, 2 Gaussian)
+    products: int  #: INT32 products per modulus (1 real; 2 Gaussian, 3 Karatsuba, 4 four-product)
     col_block: int  #: output columns per Phase-A/Phase-B block
     residue_bytes: int
     block_bytes: int  #: INT32 planes of one column block (doubled when k-blocking)
@@ -81,10 +81,12 @@ def plan_workspace(
     accurate: bool,
     out_itemsize: int,
     block_budget: int,
+    residue_planes: int | None = None,
 ) -> GemmWorkspace:
-    """Choose the column block whose INT32 planes fit ``block_budget`` bytes."""
+    """Choose the column block whose INT32 planes fit ``block_budget`` bytes
+    (``residue_planes`` per operand and modulus: default 1 real, 3 complex)."""
     kp = pad_k(k)
-    planes = 3 if is_complex else 1
+    planes = residue_planes if residue_planes is not None else (3 if is_complex else 1)
     residue_bytes = moduli * planes * batch * (m + n) * kp
     bound_bytes = (batch * (m + n) * kp + batch * m * n * 8) if accurate else 0
     out_bytes = batch * m * n * out_itemsize

@@ -7,7 +7,10 @@ which covers the k-blocking beyond ``2**17`` that an INT32 accumulator needs.
 Complex operands use Karatsuba on residues (3 products per modulus):
 ``T1 = Ar Br``, ``T2 = Ai Bi``, ``T3 = (Ar + Ai)(Br + Bi)`` with the sums reduced
 mod p back into INT8 range; ``Re = T1 - T2``, ``Im = T3 - T1 - T2`` (mod p).
-``complex_method="4m"`` uses the 4-product form; both give identical residues.
+``complex_method="4m"`` uses the 4-product form; both give identical residues. On a
+Gaussian system (``complex_method="gaussian"``, :mod:`ozfft.ozaki.residue_system`) two
+products per modulus: ``T+ = A+ B+``, ``T- = A- B-`` for ``X+- = rmod(Xr +- j Xi)``
+(``j**2 = -1 mod p``); ``Re = (T+ + T-) / 2``, ``Im = (T+ - T-) / (2 j)`` (mod p).
 
 With an FP8 residue system (:func:`~ozfft.ozaki.residue_system.fp8_system`) each product
 is formed as the FP8 tensor cores form it: the residues modulo ``m = s**d`` split into
@@ -27,13 +30,13 @@ import numpy as np
 
 from ...ozaki.moduli import ModuliSet
 from ...ozaki.residue_system import ResidueSystem
-from ..base import ResidueStack
+from ..base import COMPLEX_PRODUCTS, ResidueStack, complex_products
 from .exact import exact_int_matmul
 from .residues import CHUNK, rmod
 
 __all__ = ["COMPLEX_METHODS", "modular_products"]
 
-COMPLEX_METHODS = ("karatsuba", "4m")
+COMPLEX_METHODS = tuple(COMPLEX_PRODUCTS)
 _MAX_RESIDUE_PRODUCT = 128 * 128
 
 
@@ -97,9 +100,21 @@ def _product_rules(moduli: ModuliSet | ResidueSystem, i: int) -> tuple[Callable,
     return _int8_product, _int8_product64
 
 
-def _reduced_sum(x: np.ndarray, y: np.ndarray, p: int) -> np.ndarray:
-    s = x.astype(np.float64) + y
+def _reduced_sum(x: np.ndarray, y: np.ndarray, p: int, c: int = 1) -> np.ndarray:
+    """``rmod(x + c y, p)`` as float32 (symmetric residues; exact in float64)."""
+    s = x.astype(np.float64) + float(c) * y.astype(np.float64)
     return rmod(s, p).astype(np.float32)
+
+
+def _gaussian_parts(product, ar, ai, br, bi, p: int, roots: tuple[int, int, int]):
+    """``Re`` and ``Im`` mod p (float64 in ``[0, p)``) of the complex product from the two
+    products ``T+- = rmod(Ar +- j Ai) rmod(Br +- j Bi)^T``."""
+    j, inv2, inv2j = roots
+    tp, tm = (
+        _mod_nonneg(product(_reduced_sum(ar, ai, p, c), _reduced_sum(br, bi, p, c)), p, np.int64)
+        for c in (j, -j)
+    )
+    return (((tp + tm) * inv2 % p).astype(np.float64), ((tp - tm) * inv2j % p).astype(np.float64))
 
 
 def modular_products(
@@ -111,11 +126,11 @@ def modular_products(
 ) -> np.ndarray:
     """``(N, ..., m, n)`` residues of the product (``(N, 2, ...)`` for complex): uint8 for
     the INT8 moduli, uint16 for FP8 systems (moduli up to 32**3)."""
-    if complex_method not in COMPLEX_METHODS:
-        raise ValueError(f"complex_method must be one of {COMPLEX_METHODS}, got {complex_method!r}")
     if a.is_complex != bt.is_complex:
         raise ValueError("both residue stacks must be real or both complex")
     is_complex = a.is_complex
+    if is_complex:
+        complex_products(moduli, complex_method)
     ra, rbt = a.planes, bt.planes
     dtype = np.uint8 if max(moduli.moduli) <= 256 else np.uint16
     out = None
@@ -126,7 +141,9 @@ def modular_products(
         else:
             ar, ai = ra[i, 0], ra[i, 1]
             br, bi = rbt[i, 0], rbt[i, 1]
-            if complex_method == "karatsuba":
+            if complex_method == "gaussian":
+                re, im = _gaussian_parts(_product, ar, ai, br, bi, p, moduli.roots[i])
+            elif complex_method == "karatsuba":
                 t1 = _product64(ar, br)
                 t2 = _product64(ai, bi)
                 t3 = _product64(_reduced_sum(ar, ai, p), _reduced_sum(br, bi, p))

@@ -1,0 +1,155 @@
+"""Gaussian residue systems: complex products on two real products per modulus through a
+square root of -1, checked against exact Python integers and the other complex methods."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+import ozfft
+from ozfft.engines.base import ResidueStack, complex_products
+from ozfft.engines.numpy import phase_a
+from ozfft.engines.numpy.engine import NumpyEngine
+from ozfft.ozaki.moduli import MAX_MODULI, moduli_set
+from ozfft.ozaki.residue_system import GAUSSIAN_MODULI, gaussian_system, int8_system
+from ozfft.reference import phi_matrix
+from ozfft.scheme.gemm import emulated_matmul, gaussian_system_for
+
+ENGINE = NumpyEngine()
+
+
+def _prime_factors(m: int) -> list[int]:
+    out, p = [], 2
+    while p * p <= m:
+        while m % p == 0:
+            out.append(p)
+            m //= p
+        p += 1
+    return out + ([m] if m > 1 else [])
+
+
+def test_table_is_odd_coprime_with_prime_factors_one_mod_four():
+    for i, m in enumerate(GAUSSIAN_MODULI):
+        assert m % 2 == 1 and m <= 255
+        assert all(f % 4 == 1 for f in _prime_factors(m)), m
+        assert all(math.gcd(m, q) == 1 for q in GAUSSIAN_MODULI[:i])
+
+
+def test_roots_and_inverses():
+    system = gaussian_system(1)
+    full = gaussian_system(150)
+    assert full.moduli == GAUSSIAN_MODULI[: full.count]
+    for m, (j, inv2, inv2j) in zip(full.moduli, full.roots, strict=True):
+        assert (j * j + 1) % m == 0 and 2 * abs(j) < m
+        assert (2 * inv2) % m == 1 and (2 * j * inv2j) % m == 1
+    assert system.count == 1
+    with pytest.raises(ValueError, match="only a Gaussian system"):
+        _ = int8_system(4).roots
+
+
+@pytest.mark.parametrize("count", range(2, MAX_MODULI + 1))
+def test_stand_in_holds_the_int8_budget_with_fewest_moduli(count):
+    budget = moduli_set(count).budget_bits
+    system = gaussian_system_for(moduli_set(count))
+    if system is None:  # past the table: Karatsuba on the INT8 moduli
+        assert math.prod(GAUSSIAN_MODULI).bit_length() - 1 < budget
+        return
+    assert system.gaussian and system.budget_bits >= budget
+    fewer = math.prod(system.moduli[:-1])
+    assert (fewer - 1).bit_length() - 1 < budget
+    # two products per modulus against Karatsuba's three: never more products
+    assert 2 * system.count < 3 * count
+
+
+def test_default_counts_save_a_third_of_the_products():
+    for count, products in ((16, 36), (15, 32), (8, 18)):
+        assert 2 * gaussian_system_for(moduli_set(count)).count == products
+
+
+def _exact_residues(a: np.ndarray, bt: np.ndarray, p: int):
+    """(Re, Im) of ``a @ bt^T`` mod p from Python integers (Gaussian-integer products)."""
+    m, n = a.shape[0], bt.shape[0]
+    re = np.empty((m, n), np.int64)
+    im = np.empty((m, n), np.int64)
+    for i in range(m):
+        for j in range(n):
+            zr = zi = 0
+            for x, y in zip(a[i], bt[j], strict=True):
+                xr, xi, yr, yi = int(x.real), int(x.imag), int(y.real), int(y.imag)
+                zr += xr * yr - xi * yi
+                zi += xr * yi + xi * yr
+            re[i, j], im[i, j] = zr % p, zi % p
+    return re, im
+
+
+def _stack(x: np.ndarray, moduli) -> ResidueStack:
+    """Symmetric residues (re, im) of an integer-valued operand, as the NumPy engine's."""
+    re, im = np.real(x).astype(np.int64), np.imag(x).astype(np.int64)
+    planes = [[(v + p // 2) % p - p // 2 for v in (re, im)] for p in moduli]
+    return ResidueStack(np.array(planes, np.float32), is_complex=True)
+
+
+def test_phase_a_residues_equal_the_exact_product(rng):
+    system = gaussian_system(117)
+    a = rng.integers(-(10**6), 10**6, (5, 37)) + 1j * rng.integers(-(10**6), 10**6, (5, 37))
+    bt = rng.integers(-(10**6), 10**6, (4, 37)) + 1j * rng.integers(-(10**6), 10**6, (4, 37))
+    u = phase_a.modular_products(
+        _stack(a, system.moduli), _stack(bt, system.moduli), system, complex_method="gaussian"
+    )
+    for i, p in enumerate(system.moduli):
+        re, im = _exact_residues(a, bt, p)
+        np.testing.assert_array_equal(u[i, 0], re)
+        np.testing.assert_array_equal(u[i, 1], im)
+
+
+def test_method_and_system_must_agree():
+    system = gaussian_system(40)
+    stack = _stack(np.ones((2, 3), np.complex128), system.moduli)
+    with pytest.raises(ValueError, match="Gaussian residue system"):
+        phase_a.modular_products(stack, stack, system, complex_method="karatsuba")
+    int8 = moduli_set(4)
+    with pytest.raises(ValueError, match="Gaussian residue system"):
+        phase_a.modular_products(
+            _stack(np.ones((2, 3)), int8.moduli),
+            _stack(np.ones((2, 3)), int8.moduli),
+            int8,
+            complex_method="gaussian",
+        )
+    assert complex_products(system, "gaussian") == 2
+    assert complex_products(int8, "karatsuba") == 3
+    with pytest.raises(ValueError, match="complex_method must be one of"):
+        complex_products(int8, "gauss")
+
+
+@pytest.mark.parametrize("out_dtype", [np.complex128, np.complex64])
+@pytest.mark.parametrize("num_moduli", [3, 8, 15, 16, 19])
+def test_gaussian_products_are_karatsuba_bits(out_dtype, num_moduli, rng):
+    a = phi_matrix(rng, (3, 9, 40), 2.0, np.complex128)
+    b = phi_matrix(rng, (3, 40, 7), 2.0, np.complex128)
+    got, want = (
+        emulated_matmul(
+            ENGINE,
+            a,
+            b,
+            num_moduli=num_moduli,
+            mode="accurate",
+            out_dtype=out_dtype,
+            complex_method=method,
+        )
+        for method in ("gaussian", "karatsuba")
+    )
+    assert got.dtype == out_dtype
+    np.testing.assert_array_equal(got, want)
+
+
+def test_matmul_plans_report_the_gaussian_system(rng):
+    a = phi_matrix(rng, (20, 30), 0.5, np.complex128)
+    plan = ozfft.linalg.matmul_plan(a, a.T)
+    system = plan.phase_a_system
+    assert plan.is_complex and system.gaussian
+    assert system is gaussian_system_for(plan.system)
+    real = ozfft.linalg.matmul_plan(a.real, a.real.T)
+    assert not real.is_complex and real.phase_a_system is real.system
+    assert ozfft.linalg.matmul_plan(a, a.T, moduli=20).phase_a_system is moduli_set(20)
