@@ -54,6 +54,28 @@ __device__ __forceinline__ int oz_rmod(double r, int p) {
     return oz_low_int((r - q * (double)p) + OZ_MAGIC);
 }
 
+// 2**e as a double, -1022 <= e <= 1023, from its bits.
+__device__ __forceinline__ double oz_pow2(int e) {
+    const oz_u64 bits = (oz_u64)(e + 1023) << 52;
+#ifdef __CUDA_ARCH__
+    return __longlong_as_double((long long)bits);
+#else
+    double d;
+    __builtin_memcpy(&d, &bits, sizeof d);
+    return d;
+#endif
+}
+
+// scalbn(v, e) for finite v, |e| <= 2044 (larger e clamped: the result overflows or is
+// 0 either way), as two multiplications by normal powers of two: the first is exact
+// whenever v is normal and the second rounds once, as scalbn does. Straight-line code
+// (scalbn is a branchy library routine).
+__device__ __forceinline__ double oz_scale2(double v, int e) {
+    e = e > 2044 ? 2044 : (e < -2044 ? -2044 : e);
+    const int half = e / 2;
+    return v * oz_pow2(half) * oz_pow2(e - half);
+}
+
 // Residues of trunc(2**shift * x) for every modulus, from exact 24-bit digits.
 __device__ __forceinline__ void oz_digits(double x, int shift, double& d2, double& d1,
                                           double& d0) {
@@ -73,6 +95,15 @@ __device__ __forceinline__ int oz_residue(double d2, double d1, double d0, int i
 __device__ __forceinline__ oz_u32 oz_mod_nonneg(int t, int p) {
     int r = t % p;
     return (oz_u32)(r < 0 ? r + p : r);
+}
+
+// Symmetric residue of t modulo an odd compile-time p, in [-(p-1)/2, (p-1)/2] (unique, so
+// equal to oz_rmod's): integer instructions only.
+__device__ __forceinline__ int oz_symmetric_odd(int t, int p) {
+    int r = t % p;  // in (-p, p), the sign of t
+    r += r < -(p / 2) ? p : 0;
+    r -= r > p / 2 ? p : 0;
+    return r;
 }
 
 #ifdef OZ_LIMBS
@@ -135,13 +166,13 @@ __device__ __forceinline__ double oz_round(const oz_u32 (&mag)[OZ_LIMBS], int sh
     if (prec < 0) return 0.0;
     if (prec == 0) {  // below half the smallest subnormal unless exactly above half
         bool above_half = sticky || (hi << 1) != 0;
-        return above_half ? scalbn(1.0, lead_exp + 1) : 0.0;
+        return above_half ? oz_scale2(1.0, lead_exp + 1) : 0.0;
     }
     oz_u64 kept = hi >> (64 - prec);
     oz_u64 round_bit = (hi >> (63 - prec)) & 1ULL;
     bool st = sticky || (hi & ((1ULL << (63 - prec)) - 1ULL)) != 0;
     kept += round_bit & ((oz_u64)st | (kept & 1ULL));
-    return scalbn((double)kept, lead_exp + 1 - prec);
+    return oz_scale2((double)kept, lead_exp + 1 - prec);  // exact, or overflows to inf
 }
 
 // The Kulisch sum X = sum_i W_i u_i in 64-bit limb accumulators, one residue at a time

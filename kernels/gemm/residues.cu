@@ -46,18 +46,18 @@ __device__ __forceinline__ void oz_residues_body(const double* __restrict__ x, l
             }
             if (parts == 3) {
 #ifdef OZ_GAUSSIAN
+                // integer pipe (the FP64 one is busy with the digits): |rr +- j ri| < 2**15
                 const int j = oz_gauss_root[i];
-                char4 vp, vm;
-                vp = make_char4(oz_rmod((double)(rr[0] + j * ri[0]), p),
-                                oz_rmod((double)(rr[1] + j * ri[1]), p),
-                                oz_rmod((double)(rr[2] + j * ri[2]), p),
-                                oz_rmod((double)(rr[3] + j * ri[3]), p));
-                vm = make_char4(oz_rmod((double)(rr[0] - j * ri[0]), p),
-                                oz_rmod((double)(rr[1] - j * ri[1]), p),
-                                oz_rmod((double)(rr[2] - j * ri[2]), p),
-                                oz_rmod((double)(rr[3] - j * ri[3]), p));
-                *reinterpret_cast<char4*>(base) = vp;
-                *reinterpret_cast<char4*>(base + plane) = vm;
+                *reinterpret_cast<char4*>(base) =
+                    make_char4(oz_symmetric_odd(rr[0] + j * ri[0], p),
+                               oz_symmetric_odd(rr[1] + j * ri[1], p),
+                               oz_symmetric_odd(rr[2] + j * ri[2], p),
+                               oz_symmetric_odd(rr[3] + j * ri[3], p));
+                *reinterpret_cast<char4*>(base + plane) =
+                    make_char4(oz_symmetric_odd(rr[0] - j * ri[0], p),
+                               oz_symmetric_odd(rr[1] - j * ri[1], p),
+                               oz_symmetric_odd(rr[2] - j * ri[2], p),
+                               oz_symmetric_odd(rr[3] - j * ri[3], p));
 #endif
                 continue;
             }
