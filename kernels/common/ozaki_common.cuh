@@ -45,10 +45,10 @@ __device__ __forceinline__ int oz_low_int(double x) {
 // at a quarter of the FP64 rate.
 #define OZ_MAGIC 6755399441055744.0
 
-// Symmetric residue of an integer-valued double |r| < 2**40: r - p*rint(r/p), exact:
-// rint(r * fl(1/p)) is the nearest integer to r/p (its error < 2**-12 is far below the
-// distance 1/(2p) of r/p from a half-integer for odd p; exact for p = 256), and a fused
-// r*(1/p) + MAGIC rounds to the same integer for the same reason.
+// Symmetric residue of an integer-valued double |r| < 2**47: r - p*rint(r/p), exact:
+// rint(r * fl(1/p)) is the nearest integer to r/p (its error, below |r/p| 2**-52 <
+// 2**-5 / p, is under the distance 1/(2p) of r/p from a half-integer for odd p; exact for
+// p = 256), and a fused r*(1/p) + MAGIC rounds to the same integer for the same reason.
 __device__ __forceinline__ int oz_rmod(double r, int p) {
     double q = (r * (1.0 / (double)p) + OZ_MAGIC) - OZ_MAGIC;
     return oz_low_int((r - q * (double)p) + OZ_MAGIC);
@@ -86,24 +86,20 @@ __device__ __forceinline__ void oz_digits(double x, int shift, double& d2, doubl
     d0 = rest - d1 * 0x1p24;
 }
 
+// d2 2**48 + d1 2**24 + d0 reduced only in its digit weights: an integer congruent to it
+// modulo p_i, |.| < 2**39.
+__device__ __forceinline__ double oz_congruent(double d2, double d1, double d0, int i) {
+    return d2 * oz_pow48[i] + d1 * oz_pow24[i] + d0;
+}
+
 __device__ __forceinline__ int oz_residue(double d2, double d1, double d0, int i) {
-    double r = d2 * oz_pow48[i] + d1 * oz_pow24[i] + d0;
-    return oz_rmod(r, oz_moduli[i]);
+    return oz_rmod(oz_congruent(d2, d1, d0, i), oz_moduli[i]);
 }
 
 // t mod p in [0, p) (p a compile-time constant after unrolling).
 __device__ __forceinline__ oz_u32 oz_mod_nonneg(int t, int p) {
     int r = t % p;
     return (oz_u32)(r < 0 ? r + p : r);
-}
-
-// Symmetric residue of t modulo an odd compile-time p, in [-(p-1)/2, (p-1)/2] (unique, so
-// equal to oz_rmod's): integer instructions only.
-__device__ __forceinline__ int oz_symmetric_odd(int t, int p) {
-    int r = t % p;  // in (-p, p), the sign of t
-    r += r < -(p / 2) ? p : 0;
-    r -= r > p / 2 ? p : 0;
-    return r;
 }
 
 #ifdef OZ_LIMBS

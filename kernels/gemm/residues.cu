@@ -38,37 +38,38 @@ __device__ __forceinline__ void oz_residues_body(const double* __restrict__ x, l
         for (int i = 0; i < OZ_NUM_MODULI; ++i) {
             signed char* base = planes + (long long)i * nplanes * plane + off;
             const int p = oz_moduli[i];
-            int rr[4], ri[4];
-#pragma unroll
-            for (int e = 0; e < 4; ++e) {
-                rr[e] = oz_residue(re[e][2], re[e][1], re[e][0], i);
-                ri[e] = complex_input ? oz_residue(im[e][2], im[e][1], im[e][0], i) : 0;
-            }
             if (parts == 3) {
 #ifdef OZ_GAUSSIAN
-                // integer pipe (the FP64 one is busy with the digits): |rr +- j ri| < 2**15
-                const int j = oz_gauss_root[i];
-                *reinterpret_cast<char4*>(base) =
-                    make_char4(oz_symmetric_odd(rr[0] + j * ri[0], p),
-                               oz_symmetric_odd(rr[1] + j * ri[1], p),
-                               oz_symmetric_odd(rr[2] + j * ri[2], p),
-                               oz_symmetric_odd(rr[3] + j * ri[3], p));
-                *reinterpret_cast<char4*>(base + plane) =
-                    make_char4(oz_symmetric_odd(rr[0] - j * ri[0], p),
-                               oz_symmetric_odd(rr[1] - j * ri[1], p),
-                               oz_symmetric_odd(rr[2] - j * ri[2], p),
-                               oz_symmetric_odd(rr[3] - j * ri[3], p));
+                // rmod(re +- j im) straight from the digits: |R + j I| < 2**39 * 121 < 2**47
+                const double j = (double)oz_gauss_root[i];
+                int rp[4], rm[4];
+#pragma unroll
+                for (int e = 0; e < 4; ++e) {
+                    const double r = oz_congruent(re[e][2], re[e][1], re[e][0], i);
+                    const double m = oz_congruent(im[e][2], im[e][1], im[e][0], i);
+                    rp[e] = oz_rmod(fma(j, m, r), p);
+                    rm[e] = oz_rmod(fma(-j, m, r), p);
+                }
+                *reinterpret_cast<char4*>(base) = make_char4(rp[0], rp[1], rp[2], rp[3]);
+                *reinterpret_cast<char4*>(base + plane) = make_char4(rm[0], rm[1], rm[2], rm[3]);
 #endif
-                continue;
-            }
-            *reinterpret_cast<char4*>(base) = make_char4(rr[0], rr[1], rr[2], rr[3]);
-            if (parts == 2) {
-                *reinterpret_cast<char4*>(base + plane) = make_char4(ri[0], ri[1], ri[2], ri[3]);
-                *reinterpret_cast<char4*>(base + 2 * plane) =
-                    make_char4(oz_rmod((double)(rr[0] + ri[0]), p),
-                               oz_rmod((double)(rr[1] + ri[1]), p),
-                               oz_rmod((double)(rr[2] + ri[2]), p),
-                               oz_rmod((double)(rr[3] + ri[3]), p));
+            } else {
+                int rr[4], ri[4];
+#pragma unroll
+                for (int e = 0; e < 4; ++e) {
+                    rr[e] = oz_residue(re[e][2], re[e][1], re[e][0], i);
+                    ri[e] = complex_input ? oz_residue(im[e][2], im[e][1], im[e][0], i) : 0;
+                }
+                *reinterpret_cast<char4*>(base) = make_char4(rr[0], rr[1], rr[2], rr[3]);
+                if (parts == 2) {
+                    *reinterpret_cast<char4*>(base + plane) =
+                        make_char4(ri[0], ri[1], ri[2], ri[3]);
+                    *reinterpret_cast<char4*>(base + 2 * plane) =
+                        make_char4(oz_rmod((double)(rr[0] + ri[0]), p),
+                                   oz_rmod((double)(rr[1] + ri[1]), p),
+                                   oz_rmod((double)(rr[2] + ri[2]), p),
+                                   oz_rmod((double)(rr[3] + ri[3]), p));
+                }
             }
         }
     }
