@@ -410,3 +410,41 @@ def test_hfft_ihfft_out_as_numpy(rng):
     got = ozfft.ihfft(x, out=out_c)
     assert got is out_c
     np.testing.assert_allclose(out_c, np.fft.ihfft(x), rtol=1e-13, atol=1e-15)
+
+
+def test_plan_phase_a_runs_the_products_it_names(rng, monkeypatch):
+    """``get_fft_plan(phase_a=...)`` prepares and runs its executors in that Phase A (the
+    executors the API asks for say so), with the same bits as INT8 and as a direct call;
+    a plan's ``phase_a`` wins over the call's, ``None`` follows the call."""
+    from ozfft.fourier import api, cache, planner, runs
+
+    seen = []
+    real = cache.get_executor
+
+    def spy(engine, plan, phase_a=None):
+        seen.append(phase_a)
+        return real(engine, plan, phase_a)
+
+    for module in (api, runs):  # where transforms look their executors up
+        monkeypatch.setattr(module, "get_executor", spy)
+    x = _complex(rng, (8, 48))
+    plan = ozfft.get_fft_plan(x, phase_a="fp8")
+    assert plan.phase_a == "fp8" and "phase_a='fp8'" in repr(plan)
+    got = plan.execute(x)
+    assert seen and set(seen) == {"fp8"}
+    np.testing.assert_array_equal(got, ozfft.fftn(x, phase_a="int8"))
+    np.testing.assert_array_equal(got, ozfft.fftn(x, phase_a="fp8"))
+    seen.clear()
+    ozfft.fftn(x, plan=plan, phase_a="int8")  # the plan's own choice wins
+    assert set(seen) == {"fp8"}
+    seen.clear()
+    default = ozfft.get_fft_plan(x)
+    assert default.phase_a is None
+    default.execute(x)
+    assert set(seen) == {"int8"}  # OZFFT_PHASE_A unset: "auto" is INT8 on the NumPy engine
+    monkeypatch.setattr(planner, "get_executor", spy)
+    seen.clear()
+    ozfft.get_fft_plan(x, phase_a="fp8")  # an array: the executors are prepared in FP8
+    assert set(seen) == {"fp8"}
+    with pytest.raises(ValueError, match="phase_a"):
+        ozfft.get_fft_plan(8, phase_a="fp16")

@@ -153,3 +153,11 @@ def test_matmul_plans_report_the_gaussian_system(rng):
     real = ozfft.linalg.matmul_plan(a.real, a.real.T)
     assert not real.is_complex and real.phase_a_system is real.system
     assert ozfft.linalg.matmul_plan(a, a.T, moduli=20).phase_a_system is moduli_set(20)
+
+
+def test_a_native_plan_names_why_it_has_no_moduli():
+    plan = ozfft.linalg.MatmulPlan(0, native=True, reason="more than 4 products", is_complex=True)
+    with pytest.raises(ValueError, match=r"native plan runs no Phase A.*more than 4 products"):
+        _ = plan.system
+    with pytest.raises(ValueError, match="native plan runs no Phase A"):
+        _ = plan.phase_a_system

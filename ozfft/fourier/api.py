@@ -155,10 +155,13 @@ def _check_plan_type(plan: Any) -> None:
 
 
 def _options(plan: Any, precision: str, moduli: int | None, phase_a: str | None) -> FFTOptions:
-    """The call's options; an ozfft plan's own precision and moduli take precedence."""
+    """The call's options; an ozfft plan's own precision and moduli take precedence, and
+    its ``phase_a`` where it names one."""
     if plan is not None:
         precision = getattr(plan, "precision", precision)
         moduli = getattr(plan, "moduli", moduli)
+        plan_phase = getattr(plan, "phase_a", None)
+        phase_a = phase_a if plan_phase is None else plan_phase
     # 8 and 8.0 stay apart
     key = (type(precision), precision, type(moduli), moduli, type(phase_a), phase_a)
     try:
@@ -173,6 +176,12 @@ def _validated_options(key: tuple) -> FFTOptions:
     """Validated once per (precision, moduli, phase_a) and their types: every call needs
     them."""
     return FFTOptions(precision=key[1], moduli=key[3], phase_a=key[5])
+
+
+def resolved_phase_a(options: FFTOptions, engine) -> str:
+    """``options.phase_a`` resolved for a transform on ``engine`` (``"int8"`` or ``"fp8"``),
+    as every call resolves it."""
+    return _on_engine(options, engine).phase_a
 
 
 def _on_engine(options: FFTOptions, engine) -> FFTOptions:
@@ -770,7 +779,8 @@ _DOC = {
         matrix products use numpy's BLAS threads, the CUDA engine the GPU.
     plan : ozfft.fourier.planner.Plan, optional
         A plan from :func:`ozfft.get_fft_plan`: its ``precision`` and ``moduli`` are
-        used (they take precedence over the keywords), and it must have been made for
+        used (they take precedence over the keywords, as its ``phase_a`` does where it
+        names one), and it must have been made for
         this call: the input's shape and dtype, the transform's kind (``"c2c"``,
         ``"r2c"``, ``"c2r"``), axes and lengths (``ValueError`` otherwise). Any other
         object raises ``NotImplementedError``, as scipy.fft does for every precomputed

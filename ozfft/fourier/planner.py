@@ -77,7 +77,8 @@ class Plan:
     input arrays it takes), ``axes`` (tuple of non-negative axes, in transform order as
     :func:`~ozfft.fftn` takes them), ``s`` (the transform length along each of them; for
     ``c2r`` the last one is the real output length), ``dtype`` (of the input),
-    ``precision``, ``moduli``, ``out_shape``, ``nbytes``.
+    ``precision``, ``moduli``, ``phase_a`` (as given: ``None`` follows ``OZFFT_PHASE_A``
+    at each call), ``out_shape``, ``nbytes``.
 
     The plan keeps its cached ozfft plans alive (``nbytes`` counts their host bytes);
     executing looks them up in the plan cache again, which hits while they stay in it
@@ -139,6 +140,12 @@ class Plan:
         return self._options.moduli
 
     @property
+    def phase_a(self) -> str | None:
+        """The arithmetic of Phase A the plan runs (``"int8"``, ``"fp8"``, ``"auto"``), or
+        None: ``OZFFT_PHASE_A`` at each call. The result does not depend on it."""
+        return self._options.phase_a
+
+    @property
     def options(self) -> FFTOptions:
         return self._options
 
@@ -171,7 +178,7 @@ class Plan:
         return (
             f"Plan(kind={self._kind!r}, shape={self._shape}, axes={self._axes}, s={self._s}, "
             f"dtype={self._dtype.name}, precision={self.precision!r}, moduli={self.moduli!r}, "
-            f"plans={{{schemes}}}, nbytes={self.nbytes})"
+            f"phase_a={self.phase_a!r}, plans={{{schemes}}}, nbytes={self.nbytes})"
         )
 
     # -- use -------------------------------------------------------------------------
@@ -198,6 +205,7 @@ class Plan:
             norm=norm,
             precision=self._options.precision,
             moduli=self._options.moduli,
+            phase_a=self._options.phase_a,
         )
 
     __call__ = execute
@@ -212,6 +220,7 @@ def get_fft_plan(
     dtype=None,
     precision: str = "fp64",
     moduli: int | None = None,
+    phase_a: str | None = None,
 ) -> Plan:
     """Build a :class:`Plan` for arrays like ``x_or_shape``.
 
@@ -222,11 +231,13 @@ def get_fft_plan(
     s: transform length along each axis, as ``fftn``'s ``s`` (default: the input's;
         ``c2r``: ``2 (m - 1)`` along the last axis; ``-1`` means the input's length).
     dtype: input dtype (default: the array's, else complex128, float64 for ``r2c``).
-    precision, moduli: as for every ozfft transform (:class:`~ozfft.options.FFTOptions`).
+    precision, moduli, phase_a: as for every ozfft transform
+        (:class:`~ozfft.options.FFTOptions`); ``phase_a=None`` follows ``OZFFT_PHASE_A``
+        when the plan runs.
     """
     if kind not in KINDS:
         raise ValueError(f"kind must be one of {KINDS}, got {kind!r}")
-    options = FFTOptions(precision=precision, moduli=moduli)
+    options = FFTOptions(precision=precision, moduli=moduli, phase_a=phase_a)
     shape, array_dtype, array = _shape_of(x_or_shape)
     if dtype is None:
         dtype = (
@@ -267,6 +278,7 @@ def get_fft_plan(
     plans = {n: get_plan(n, options) for n in sorted(set(lengths)) if n >= 2}
     if array is not None:
         engine = engine_for(array)
+        phase = api.resolved_phase_a(options, engine)  # as a call would resolve it
         for plan in plans.values():
-            get_executor(engine, plan)
+            get_executor(engine, plan, phase)
     return Plan(shape, axes, tuple(lengths), dtype, kind, options, plans)

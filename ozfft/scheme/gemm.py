@@ -139,7 +139,10 @@ class MatmulPlan:
     def system(self) -> ModuliSet | ResidueSystem:
         """The moduli Phase A runs on: the first :attr:`moduli` INT8 moduli, or for
         ``phase_a="fp8"`` the FP8 residue system with at least their bits. The scaling
-        reads the INT8 count's budget either way (:func:`fp8_system_for`)."""
+        reads the INT8 count's budget either way (:func:`fp8_system_for`). A native plan
+        has none (``ValueError``)."""
+        if self.native:
+            raise ValueError(f"a native plan runs no Phase A, so it has no moduli ({self.reason})")
         if self.phase_a == "fp8":
             return fp8_system_for(self.moduli)
         return moduli_set(self.moduli)
@@ -148,9 +151,9 @@ class MatmulPlan:
     def phase_a_system(self) -> ModuliSet | ResidueSystem:
         """The moduli Phase A runs on by default: :attr:`system`, or for a complex INT8
         product the Gaussian system standing in for it (:func:`gaussian_system_for`;
-        two real products per modulus, the same bits)."""
+        two real products per modulus, the same bits). A native plan has none."""
         system = self.system
-        if self.is_complex and not self.native:
+        if self.is_complex:
             return gaussian_system_for(system) or system
         return system
 
