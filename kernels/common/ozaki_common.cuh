@@ -92,6 +92,24 @@ __device__ __forceinline__ double oz_congruent(double d2, double d1, double d0, 
     return d2 * oz_pow48[i] + d1 * oz_pow24[i] + d0;
 }
 
+// The exact 24-bit digits of trunc(2**shift x) for entries h0 .. h0 + 3 of a row (zero
+// past k); complex rows interleave re and im (parts = 2), real rows leave im zero.
+template <int parts>
+__device__ __forceinline__ void oz_row_digits(const double* __restrict__ xr, long long h0,
+                                              long long k, int shift, double (&re)[4][3],
+                                              double (&im)[4][3]) {
+#pragma unroll
+    for (int e = 0; e < 4; ++e) {
+        const long long h = h0 + e;
+        re[e][0] = re[e][1] = re[e][2] = 0.0;
+        im[e][0] = im[e][1] = im[e][2] = 0.0;
+        if (h < k) {
+            oz_digits(xr[h * parts], shift, re[e][2], re[e][1], re[e][0]);
+            if (parts == 2) oz_digits(xr[h * 2 + 1], shift, im[e][2], im[e][1], im[e][0]);
+        }
+    }
+}
+
 __device__ __forceinline__ int oz_residue(double d2, double d1, double d0, int i) {
     return oz_rmod(oz_congruent(d2, d1, d0, i), oz_moduli[i]);
 }

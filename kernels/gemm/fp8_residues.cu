@@ -26,16 +26,7 @@ __device__ __forceinline__ void oz_fp8_residues_body(const double* __restrict__ 
         const int sh = shift[row];
         const double* xr = x + row * k * parts;
         double re[4][3], im[4][3];
-#pragma unroll
-        for (int e = 0; e < 4; ++e) {
-            const long long h = h0 + e;
-            re[e][0] = re[e][1] = re[e][2] = 0.0;
-            im[e][0] = im[e][1] = im[e][2] = 0.0;
-            if (h < k) {
-                oz_digits(xr[h * parts], sh, re[e][2], re[e][1], re[e][0]);
-                if (parts == 2) oz_digits(xr[h * 2 + 1], sh, im[e][2], im[e][1], im[e][0]);
-            }
-        }
+        oz_row_digits<parts>(xr, h0, k, sh, re, im);
         const long long off = row * kp + h0;
 #pragma unroll
         for (int i = 0; i < OZ_NUM_MODULI; ++i) {

@@ -23,16 +23,7 @@ __device__ __forceinline__ void oz_residues_body(const double* __restrict__ x, l
         const int s = shift[row];
         const double* xr = x + row * k * stride;
         double re[4][3], im[4][3];
-#pragma unroll
-        for (int e = 0; e < 4; ++e) {
-            const long long h = h0 + e;
-            re[e][0] = re[e][1] = re[e][2] = 0.0;
-            im[e][0] = im[e][1] = im[e][2] = 0.0;
-            if (h < k) {
-                oz_digits(xr[h * stride], s, re[e][2], re[e][1], re[e][0]);
-                if (complex_input) oz_digits(xr[h * 2 + 1], s, im[e][2], im[e][1], im[e][0]);
-            }
-        }
+        oz_row_digits<stride>(xr, h0, k, s, re, im);
         const long long off = row * kp + h0;
 #pragma unroll
         for (int i = 0; i < OZ_NUM_MODULI; ++i) {
