@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import DTypeLike
 
-from .engines.select import best_engine_name
+from .engines.select import best_engine_name, cuda_engine, numpy_engine, resolve_phase_a
 from .linalg import matmul, matmul_plan
 from .reference import (
     exact_matmul,
@@ -102,8 +102,12 @@ def run_gemm_check(
     a = phi_matrix(rng, (size, size), phi, dtype)
     b = phi_matrix(rng, (size, size), phi, dtype)
     precision = "fp32" if dtype in (np.float32, np.complex64) else "fp64"
-    plan = matmul_plan(a, b, precision=precision, moduli=moduli, mode=mode)  # chosen count
     engine = best_engine_name()
+    runner = cuda_engine() if engine == "cuda" else numpy_engine()
+    # the chosen count, with Phase A resolved as the run on ``engine`` resolves it
+    plan = matmul_plan(
+        a, b, precision=precision, moduli=moduli, mode=mode, phase_a=resolve_phase_a(None, runner)
+    )
     got, seconds, native, native_seconds = _run_pair(
         engine,
         lambda xp, x, y: matmul(x, y, precision=precision, moduli=moduli, mode=mode),
@@ -122,8 +126,8 @@ def run_gemm_check(
     op = {"float64": "dgemm", "complex128": "zgemm", "float32": "sgemm", "complex64": "cgemm"}
     shown = plan.describe()
     system = None if plan.native else plan.phase_a_system
-    if getattr(system, "gaussian", False):  # a complex product's stand-in (same bits)
-        shown += f" ({system.count} Gauss)"
+    if system.gaussian:  # a complex product's stand-in (same bits)
+        shown += f" ({system.count} Gaussian)"
     return CheckResult(
         op=op[dtype.name],
         engine=engine,

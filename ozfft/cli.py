@@ -63,7 +63,7 @@ def _cmd_check(args: argparse.Namespace) -> int:
     if args.fp32:
         cases += [("float32", args.size), ("complex64", max(args.size // 2, 1))]
     header = (
-        f"{'op':6} {'engine':6} {'shape':16} {'moduli':>14} {'mode':8} "
+        f"{'op':6} {'engine':6} {'shape':16} {'moduli':>18} {'mode':8} "
         f"{'ozfft err':>10} {'native err':>10} {'ozfft s':>9} {'native s':>9}  result"
     )
     print(header)
@@ -75,21 +75,21 @@ def _cmd_check(args: argparse.Namespace) -> int:
         )
         ok &= r.passed
         print(
-            f"{r.op:6} {r.engine:6} {r.shape:16} {r.moduli:>14} {r.mode:8} "
+            f"{r.op:6} {r.engine:6} {r.shape:16} {r.moduli:>18} {r.mode:8} "
             f"{r.error:10.2e} {r.native_error:10.2e} {r.seconds:9.4f} {r.native_seconds:9.4f}  "
             f"{'ok' if r.passed else 'FAIL'}"
         )
     f = run_fft_check(args.fft_size, seed=args.seed)
     ok &= f.passed
     print(
-        f"{f.op:6} {f.engine:6} {f.shape:16} {f.moduli:>14} {f.mode:8} "
+        f"{f.op:6} {f.engine:6} {f.shape:16} {f.moduli:>18} {f.mode:8} "
         f"{f.error:10.2e} {f.native_error:10.2e} {f.seconds:9.4f} {f.native_seconds:9.4f}  "
         f"{'ok' if f.passed else 'FAIL'}"
     )
     print("GEMM errors: max relative error of sampled entries against exact rational products.")
     print(
-        "moduli: the INT8 count the accuracy guarantee chose; a complex product runs on the "
-        "(N Gauss) moduli, two products each, with the same bits."
+        "moduli: the INT8 count the accuracy guarantee chose; a complex product runs on "
+        "(N Gaussian) moduli, two products each, with the same bits."
     )
     print(f"FFT errors: relative L2 against a long-double transform ({f.reference}).")
     print("native: the same engine's library (numpy BLAS / pocketfft, or cuBLAS / cuFFT).")

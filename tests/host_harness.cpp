@@ -31,6 +31,30 @@ void oz_host_residues(const double* x, const int* shift, int* out, long n) {
     }
 }
 
+#ifdef OZ_GAUSSIAN
+// the Gaussian planes rmod(re +- j im) of complex entries (x: re, im interleaved)
+void oz_host_gaussian_residues(const double* x, const int* shift, int* plus, int* minus,
+                               long n) {
+    for (long e = 0; e < n; ++e) {
+        double re[3], im[3];
+        oz_digits(x[2 * e], shift[e], re[2], re[1], re[0]);
+        oz_digits(x[2 * e + 1], shift[e], im[2], im[1], im[0]);
+        for (int i = 0; i < OZ_NUM_MODULI; ++i)
+            oz_gaussian_residues(re, im, i, plus[e * OZ_NUM_MODULI + i],
+                                 minus[e * OZ_NUM_MODULI + i]);
+    }
+}
+
+// Re and Im mod p of the Gaussian products' INT32 sums t+ and t-
+void oz_host_gaussian_parts(const int* t_plus, const int* t_minus, uint32_t* re, uint32_t* im,
+                            long n) {
+    for (long e = 0; e < n; ++e)
+        for (int l = 0; l < OZ_NUM_MODULI; ++l)
+            oz_gaussian_parts(t_plus[e], t_minus[e], l, re[e * OZ_NUM_MODULI + l],
+                              im[e * OZ_NUM_MODULI + l]);
+}
+#endif
+
 void oz_host_mod_nonneg(const int* t, uint32_t* out, long n) {
     for (long e = 0; e < n; ++e)
         for (int i = 0; i < OZ_NUM_MODULI; ++i) out[e * OZ_NUM_MODULI + i] = oz_mod_nonneg(t[e], oz_moduli[i]);

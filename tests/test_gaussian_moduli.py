@@ -161,3 +161,35 @@ def test_a_native_plan_names_why_it_has_no_moduli():
         _ = plan.system
     with pytest.raises(ValueError, match="native plan runs no Phase A"):
         _ = plan.phase_a_system
+
+
+def test_split_plans_give_karatsuba_bits(rng):
+    """A complex product the guarantee splits into hi/lo parts (four exact products sharing
+    one residue cache) has the same bits on Gaussian moduli as with Karatsuba."""
+    from ozfft.reference import phi_matrix as phi
+    from ozfft.scheme.gemm import guaranteed_matmul
+
+    a = phi(rng, (8, 30), 8.0, np.complex128)
+    b = phi(rng, (30, 6), 8.0, np.complex128)
+    plan = ozfft.linalg.matmul_plan(a, b)
+    assert plan.products > 1 and plan.phase_a_system.gaussian, plan
+    kw = dict(precision="fp64", mode="fast", out_dtype=np.complex128, out_bits=53)
+    got, want = (
+        guaranteed_matmul(ENGINE, a, b, exact_bits=(53, 53), complex_method=method, **kw)
+        for method in ("gaussian", "karatsuba")
+    )
+    assert got[1] == want[1] == plan
+    np.testing.assert_array_equal(got[0], want[0])
+    np.testing.assert_array_equal(got[0], ozfft.matmul(a, b))
+
+
+def test_check_and_bench_rows_name_the_gaussian_moduli():
+    from ozfft.bench import gemm as gemm_bench
+    from ozfft.check import run_gemm_check
+
+    r = run_gemm_check(24, dtype=np.complex128, samples=4)
+    assert r.passed and r.moduli == "16 (18 Gaussian)"
+    assert run_gemm_check(24, dtype=np.float64, samples=4).moduli == "16"
+    rec = {"op": "zgemm", "m": 8, "n": 8, "k": 8, "moduli": 15, "mode": "fast"}
+    assert "| 15 (16 Gaussian) |" in gemm_bench.row(dict(rec, phase_a_moduli=16, gaussian=True))
+    assert "| 15 | fast |" in gemm_bench.row(dict(rec, phase_a_moduli=15, gaussian=False))

@@ -35,6 +35,7 @@ from ozfft.engines.cuda.sources import (
 )
 from ozfft.errors import KernelCompileError
 from ozfft.ozaki.moduli import ModuliSet, moduli_set
+from ozfft.ozaki.residue_system import gaussian_system
 
 # -- the shipped tree ----------------------------------------------------------------
 
@@ -349,13 +350,24 @@ def test_real_compile_without_cuda_python_says_what_to_install(kernel_tree, tmp_
 def test_macro_sets_are_built_once():
     assert scaling_macros() is scaling_macros()
     a = moduli_macros(moduli_set(16), with_limbs=True)
-    assert a is moduli_macros(ModuliSet(16), with_limbs=True)  # keyed on the count
+    assert a is moduli_macros(ModuliSet(16), with_limbs=True)  # keyed on equal moduli
     assert a is not moduli_macros(moduli_set(16), with_limbs=False)
     assert a is not moduli_macros(moduli_set(15), with_limbs=True)
     single = phase_b_macros(moduli_set(16), out_float=True)
     assert single is phase_b_macros(moduli_set(16), out_float=True)
     assert phase_b_macros(moduli_set(16), out_float=False) is a
     assert dict(single) == {**a, "OZ_OUT_FLOAT": "1"}
+    # a Gaussian system of as many moduli is another set, with its roots and inverses
+    gauss = gaussian_system(moduli_set(15).budget_bits)
+    assert gauss.count == 16
+    g = moduli_macros(gauss, with_limbs=True)
+    assert g is not a and "OZ_GAUSSIAN" in g and "OZ_GAUSSIAN" not in a
+    assert g["OZ_MODULI"].startswith("241,233,229,221") and g["OZ_NUM_MODULI"] == "16"
+    j, inv2, inv2j = gauss.roots[0]
+    assert g["OZ_GAUSS_ROOT"].split(",")[0] == f"({j})" and g["OZ_GAUSS_INV2"].startswith(
+        f"{inv2},"
+    )
+    assert g["OZ_GAUSS_INV2J"].startswith(f"{inv2j},")
 
 
 def test_macros_are_immutable_sorted_and_hashable():

@@ -17,6 +17,7 @@ from ozfft.engines.cuda.sources import kernel_dir
 from ozfft.engines.numpy.phase_b import FLOAT32, FLOAT64, kulisch_reconstruct
 from ozfft.engines.numpy.residues import residues as numpy_residues
 from ozfft.ozaki.moduli import moduli_set
+from ozfft.ozaki.residue_system import gaussian_system
 
 from .helpers import round_f32, round_f64
 from .test_phase_b import _edge_values, _residues
@@ -29,10 +30,13 @@ pytestmark = pytest.mark.skipif(CXX is None, reason="no host C++ compiler")
 def harness(tmp_path_factory):
     libs = {}
 
-    def build(count: int):
+    def build(count_or_system):
+        """The harness for ``count`` INT8 moduli, or for a residue system."""
+        count = count_or_system
         if count not in libs:
-            out = tmp_path_factory.mktemp(f"harness{count}")
-            macros = scaling_macros() | moduli_macros(moduli_set(count), with_limbs=True)
+            system = moduli_set(count) if isinstance(count, int) else count
+            out = tmp_path_factory.mktemp(f"harness{system.count}")
+            macros = scaling_macros() | moduli_macros(system, with_limbs=True)
             prologue = out / "prologue.h"
             prologue.write_text(macros.prologue)
             lib = out / "harness.so"
@@ -115,3 +119,55 @@ def test_kernel_mod_nonneg(harness, rng):
     lib.oz_host_mod_nonneg(_ptr(t), _ptr(out), ctypes.c_long(t.size))
     for i, p in enumerate(moduli_set(20).moduli):
         np.testing.assert_array_equal(out[:, i], t % p)
+
+
+@pytest.mark.parametrize("budget", [31, 117, 147])
+def test_kernel_gaussian_residues_match_numpy_engine(harness, budget, rng):
+    """oz_gaussian_residues (kernels/gemm/residues.cu's Gaussian planes) is rmod(re +- j im)
+    of the NumPy engine's symmetric residues, for entries scaled up to |2**s x| ~ 2**78
+    (|R + j I| near 2**46 in the kernel's one exact reduction)."""
+    system = gaussian_system(budget)
+    lib = harness(system)
+    n = 3000
+    x = rng.standard_normal((n, 2)) * np.exp(rng.uniform(-30, 30, (n, 1)))
+    x[:3] = [[0.0, -0.0], [5e-324, -1.5], [2.0**-1074, 2.0]]
+    top = np.abs(x).max(axis=1)
+    shifts = np.where(top > 0, 78 - np.frexp(top)[1], 0)
+    shifts[::7] -= rng.integers(0, 90, shifts[::7].size)  # and smaller scaled values
+    shifts = shifts.astype(np.int32)
+    plus = np.empty((n, system.count), np.int32)
+    minus = np.empty_like(plus)
+    xc = np.ascontiguousarray(x)
+    lib.oz_host_gaussian_residues(_ptr(xc), _ptr(shifts), _ptr(plus), _ptr(minus), ctypes.c_long(n))
+    ref = numpy_residues((x[:, 0] + 1j * x[:, 1])[:, None], shifts.astype(np.int64), system)
+    planes = ref.planes[:, :, :, 0].astype(np.int64)  # (N, 2, n): symmetric re, im
+    for i, (p, (j, _, _)) in enumerate(zip(system.moduli, system.roots, strict=True)):
+        for sign, got in ((1, plus), (-1, minus)):
+            want = (planes[i, 0] + sign * j * planes[i, 1] + p // 2) % p - p // 2
+            np.testing.assert_array_equal(got[:, i], want)
+
+
+def test_kernel_gaussian_parts_match_python_integers(harness, rng):
+    """oz_gaussian_parts (Phase B's Gaussian combination) gives Re = (T+ + T-)/2 and
+    Im = (T+ - T-)/(2j) mod p for any INT32 sums."""
+    system = gaussian_system(150)
+    lib = harness(system)
+    t = rng.integers(-(2**31), 2**31, (2, 2000))
+    t[:, :4] = [[0, -(2**31), 2**31 - 1, -1], [1, 2**31 - 1, -(2**31), -1]]
+    t = t.astype(np.int32)
+    re = np.empty((2000, system.count), np.uint32)
+    im = np.empty_like(re)
+    lib.oz_host_gaussian_parts(
+        _ptr(np.ascontiguousarray(t[0])),
+        _ptr(np.ascontiguousarray(t[1])),
+        _ptr(re),
+        _ptr(im),
+        ctypes.c_long(2000),
+    )
+    for i, (p, (j, _, _)) in enumerate(zip(system.moduli, system.roots, strict=True)):
+        for e in range(0, 2000, 37):
+            tp, tm = int(t[0, e]), int(t[1, e])
+            # (Re + j Im) = T+ and (Re - j Im) = T- mod p
+            assert (int(re[e, i]) + j * int(im[e, i]) - tp) % p == 0
+            assert (int(re[e, i]) - j * int(im[e, i]) - tm) % p == 0
+            assert 0 <= re[e, i] < p and 0 <= im[e, i] < p

@@ -114,11 +114,37 @@ __device__ __forceinline__ int oz_residue(double d2, double d1, double d0, int i
     return oz_rmod(oz_congruent(d2, d1, d0, i), oz_moduli[i]);
 }
 
+#ifdef OZ_GAUSSIAN
+// The Gaussian planes of one complex entry modulo p_i, from the digits of its parts:
+// rmod(R + j I) and rmod(R - j I), R and I its parts reduced in their digit weights only
+// (|R + j I| < 2**39 * 121 < 2**47, exact for oz_rmod).
+__device__ __forceinline__ void oz_gaussian_residues(const double (&re)[3], const double (&im)[3],
+                                                     int i, int& plus, int& minus) {
+    const double j = (double)oz_gauss_root[i];
+    const double r = oz_congruent(re[2], re[1], re[0], i);
+    const double m = oz_congruent(im[2], im[1], im[0], i);
+    plus = oz_rmod(fma(j, m, r), oz_moduli[i]);
+    minus = oz_rmod(fma(-j, m, r), oz_moduli[i]);
+}
+#endif
+
 // t mod p in [0, p) (p a compile-time constant after unrolling).
 __device__ __forceinline__ oz_u32 oz_mod_nonneg(int t, int p) {
     int r = t % p;
     return (oz_u32)(r < 0 ? r + p : r);
 }
+
+#ifdef OZ_GAUSSIAN
+// Re and Im of a complex product modulo p_l, in [0, p), from its Gaussian products' sums
+// T+ and T- (any INT32): Re = (T+ + T-) / 2, Im = (T+ - T-) / (2j).
+__device__ __forceinline__ void oz_gaussian_parts(int t_plus, int t_minus, int l, oz_u32& re,
+                                                  oz_u32& im) {
+    const int p = oz_moduli[l];
+    const int tp = (int)oz_mod_nonneg(t_plus, p), tm = (int)oz_mod_nonneg(t_minus, p);
+    re = oz_mod_nonneg((tp + tm) * oz_gauss_inv2[l], p);
+    im = oz_mod_nonneg((tp - tm + p) * oz_gauss_inv2j[l], p);
+}
+#endif
 
 #ifdef OZ_LIMBS
 // CRT weights W_i and P as little-endian 32-bit limbs.

@@ -74,13 +74,14 @@ extern "C" __global__ void __launch_bounds__(256, 2) oz_reconstruct_complex(cons
             oz_crt_clear(acc_im);
 #pragma unroll
             for (int l = 0; l < OZ_NUM_MODULI; ++l) {
-                const int p = oz_moduli[l];
                 const int* cl = c + (long long)l * nprod * plane + i * ldc + j;
 #ifdef OZ_GAUSSIAN
-                const int tp = (int)oz_mod_nonneg(cl[0], p), tm = (int)oz_mod_nonneg(cl[plane], p);
-                oz_crt_add(acc_re, oz_mod_nonneg((tp + tm) * oz_gauss_inv2[l], p), l);
-                oz_crt_add(acc_im, oz_mod_nonneg((tp - tm + p) * oz_gauss_inv2j[l], p), l);
+                oz_u32 ure, uim;
+                oz_gaussian_parts(cl[0], cl[plane], l, ure, uim);
+                oz_crt_add(acc_re, ure, l);
+                oz_crt_add(acc_im, uim, l);
 #else
+                const int p = oz_moduli[l];
                 int t1 = (int)oz_mod_nonneg(cl[0], p), t2 = (int)oz_mod_nonneg(cl[plane], p);
                 int t3 = (int)oz_mod_nonneg(cl[2 * plane], p);
                 int im = nprod == 3 ? t3 - t1 - t2 : t3 + (int)oz_mod_nonneg(cl[3 * plane], p);

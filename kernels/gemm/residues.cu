@@ -6,41 +6,37 @@
 
 // grid: one flat grid-stride loop over (row, 4 columns) pairs, so short rows (stacks of
 // small matrices) keep every thread busy; kp % 4 == 0.
-// parts: 1 real, 2 complex (Karatsuba planes), 3 complex on a Gaussian system
-template <int parts>
+// layout: 1 real, 2 complex (Karatsuba planes), 3 complex on a Gaussian system
+template <int layout>
 __device__ __forceinline__ void oz_residues_body(const double* __restrict__ x, long long rows,
                                                  long long k, long long kp,
                                                  const int* __restrict__ shift,
                                                  signed char* __restrict__ planes) {
-    constexpr bool complex_input = parts != 1;
-    constexpr int stride = complex_input ? 2 : 1;  // doubles per input entry
-    constexpr int nplanes = parts == 1 ? 1 : (parts == 2 ? 3 : 2);
+#ifndef OZ_GAUSSIAN
+    static_assert(layout != 3, "Gaussian residue planes need a Gaussian system (OZ_GAUSSIAN)");
+#endif
+    constexpr int parts = layout == 1 ? 1 : 2;  // doubles per input entry
+    constexpr int nplanes = layout == 1 ? 1 : (layout == 2 ? 3 : 2);
     const long long plane = rows * kp;
     const long long quads = kp / 4;
     for (long long idx = blockIdx.x * (long long)blockDim.x + threadIdx.x; idx < rows * quads;
          idx += (long long)gridDim.x * blockDim.x) {
         const long long row = idx / quads, h0 = 4 * (idx % quads);
         const int s = shift[row];
-        const double* xr = x + row * k * stride;
+        const double* xr = x + row * k * parts;
         double re[4][3], im[4][3];
-        oz_row_digits<stride>(xr, h0, k, s, re, im);
+        oz_row_digits<parts>(xr, h0, k, s, re, im);
         const long long off = row * kp + h0;
 #pragma unroll
         for (int i = 0; i < OZ_NUM_MODULI; ++i) {
             signed char* base = planes + (long long)i * nplanes * plane + off;
             const int p = oz_moduli[i];
-            if (parts == 3) {
+            if (layout == 3) {
 #ifdef OZ_GAUSSIAN
-                // rmod(re +- j im) straight from the digits: |R + j I| < 2**39 * 121 < 2**47
-                const double j = (double)oz_gauss_root[i];
+                // rmod(re +- j im) straight from the digits (oz_gaussian_residues)
                 int rp[4], rm[4];
 #pragma unroll
-                for (int e = 0; e < 4; ++e) {
-                    const double r = oz_congruent(re[e][2], re[e][1], re[e][0], i);
-                    const double m = oz_congruent(im[e][2], im[e][1], im[e][0], i);
-                    rp[e] = oz_rmod(fma(j, m, r), p);
-                    rm[e] = oz_rmod(fma(-j, m, r), p);
-                }
+                for (int e = 0; e < 4; ++e) oz_gaussian_residues(re[e], im[e], i, rp[e], rm[e]);
                 *reinterpret_cast<char4*>(base) = make_char4(rp[0], rp[1], rp[2], rp[3]);
                 *reinterpret_cast<char4*>(base + plane) = make_char4(rm[0], rm[1], rm[2], rm[3]);
 #endif
@@ -49,10 +45,10 @@ __device__ __forceinline__ void oz_residues_body(const double* __restrict__ x, l
 #pragma unroll
                 for (int e = 0; e < 4; ++e) {
                     rr[e] = oz_residue(re[e][2], re[e][1], re[e][0], i);
-                    ri[e] = complex_input ? oz_residue(im[e][2], im[e][1], im[e][0], i) : 0;
+                    ri[e] = parts == 2 ? oz_residue(im[e][2], im[e][1], im[e][0], i) : 0;
                 }
                 *reinterpret_cast<char4*>(base) = make_char4(rr[0], rr[1], rr[2], rr[3]);
-                if (parts == 2) {
+                if (layout == 2) {
                     *reinterpret_cast<char4*>(base + plane) =
                         make_char4(ri[0], ri[1], ri[2], ri[3]);
                     *reinterpret_cast<char4*>(base + 2 * plane) =

@@ -228,24 +228,36 @@ def sass_counts(
 
 
 def ozfft_kernel_rates(cp: Any, n: int = 8192, num_moduli: int = 16) -> dict[str, Any]:
-    """Rates of ozfft's residue and Phase-B work inside an emulated ``n³`` ZGEMM.
+    """Rates of ozfft's Karatsuba residue and Phase-B kernels inside an emulated ``n³``
+    ZGEMM: the kernels of the unfused FFT stage path that the model prices (a ZGEMM through
+    ``ozfft.matmul`` runs on Gaussian moduli instead, docs/numerics.md).
 
-    From the profiled phase times of ``ozfft.matmul`` on cupy arrays (median of 3
-    after a warm-up call). With ``P = 3 N`` INT8 planes per complex element (Karatsuba:
-    re, im, re + im): residues move ``2 n² (16 + P)`` bytes (both operands, complex128
-    in, INT8 planes out); Phase B reads ``4 P`` bytes of INT32 planes and writes 16
-    per complex output, ``n²`` outputs. None for a phase the engine does not report.
+    From the profiled phase times of the product with ``complex_method="karatsuba"`` on
+    cupy arrays (median of 3 after a warm-up call). With ``P = 3 N`` INT8 planes per
+    complex element (re, im, re + im): residues move ``2 n² (16 + P)`` bytes (both
+    operands, complex128 in, INT8 planes out); Phase B reads ``4 P`` bytes of INT32
+    planes and writes 16 per complex output, ``n²`` outputs. None for a phase the engine
+    does not report.
     """
-    import ozfft
-
+    from ..engines.select import cuda_engine
     from ..reference import phi_matrix
+    from ..scheme.gemm import emulated_matmul
 
     rng = np.random.default_rng(0)
     a = cp.asarray(phi_matrix(rng, (n, n), 0.5, np.complex128))
     b = cp.asarray(phi_matrix(rng, (n, n), 0.5, np.complex128))
+    engine = cuda_engine()
 
     def product() -> Any:
-        return ozfft.matmul(a, b, moduli=num_moduli, mode="fast")
+        return emulated_matmul(
+            engine,
+            a,
+            b,
+            num_moduli=num_moduli,
+            mode="fast",
+            out_dtype=np.complex128,
+            complex_method="karatsuba",
+        )
 
     product()  # compile and warm up
     phases = profile_call(product, 3)

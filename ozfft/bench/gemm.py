@@ -130,7 +130,7 @@ def run(
                     "moduli": num_moduli,
                     # the moduli Phase A ran on: a complex INT8 product's Gaussian system
                     "phase_a_moduli": plan.phase_a_system.count,
-                    "gaussian": bool(getattr(plan.phase_a_system, "gaussian", False)),
+                    "gaussian": bool(plan.phase_a_system.gaussian),
                     "mode": mode,
                     "phase_a": phase_a,
                     "tflops": flops / ms / 1e9,

@@ -1,5 +1,7 @@
 """One emulated complex product for ``ncu`` to count the executed instructions of the
-residue and Phase-B kernels: ``(M x K) @ (K x N)`` = 1024 x 64 x 1024 with 16 moduli.
+Karatsuba residue and Phase-B kernels (those of the unfused FFT stage path; ``matmul``
+itself runs complex products on Gaussian moduli): ``(M x K) @ (K x N)`` = 1024 x 64 x
+1024 with 16 moduli.
 
 Run as ``python -m ozfft.bench.ncu_probe`` (``ozfft bench ceilings`` does so under
 ncu when ncu is installed). Importing this module does nothing.
@@ -24,13 +26,21 @@ def main() -> int:
     cuda_engine()  # DeviceUnavailableError saying what is missing, before any work
     import cupy as cp
 
-    import ozfft
+    from ..scheme.gemm import emulated_matmul
 
     m, k, n = SHAPE
     rng = np.random.default_rng(0)
     a = cp.asarray(rng.standard_normal((m, k)) + 1j * rng.standard_normal((m, k)))
     b = cp.asarray(rng.standard_normal((k, n)) + 1j * rng.standard_normal((k, n)))
-    ozfft.matmul(a, b, moduli=NUM_MODULI)
+    emulated_matmul(
+        cuda_engine(),
+        a,
+        b,
+        num_moduli=NUM_MODULI,
+        mode="fast",
+        out_dtype=np.complex128,
+        complex_method="karatsuba",
+    )
     cp.cuda.Device().synchronize()
     return 0
 

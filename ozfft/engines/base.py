@@ -29,6 +29,7 @@ __all__ = [
     "ResidueStack",
     "RowStats",
     "auto_phase_a",
+    "check_complex_method",
     "check_fp8_tensor_cores",
     "complex_products",
     "compute_capability",
@@ -43,15 +44,20 @@ __all__ = [
 COMPLEX_PRODUCTS = {"gaussian": 2, "karatsuba": 3, "4m": 4}
 
 
-def complex_products(moduli: Any, complex_method: str) -> int:
-    """Products per modulus of a complex product by ``complex_method`` on ``moduli``; raises
-    ``ValueError`` for an unknown method, or ``"gaussian"`` on any but a Gaussian system
-    (and another method on one: its residue planes are ``rmod(re +- j im)``)."""
+def check_complex_method(complex_method: str) -> None:
+    """``ValueError`` unless ``complex_method`` is one of :data:`COMPLEX_PRODUCTS`."""
     if complex_method not in COMPLEX_PRODUCTS:
         raise ValueError(
             f"complex_method must be one of {tuple(COMPLEX_PRODUCTS)}, got {complex_method!r}"
         )
-    if getattr(moduli, "gaussian", False) != (complex_method == "gaussian"):
+
+
+def complex_products(moduli: Any, complex_method: str) -> int:
+    """Products per modulus of a complex product by ``complex_method`` on ``moduli``; raises
+    ``ValueError`` for an unknown method, or ``"gaussian"`` on any but a Gaussian system
+    (and another method on one: its residue planes are ``rmod(re +- j im)``)."""
+    check_complex_method(complex_method)
+    if moduli.gaussian != (complex_method == "gaussian"):
         raise ValueError(
             "complex_method='gaussian' runs on a Gaussian residue system, and only it: got "
             f"{complex_method!r} on moduli {moduli.moduli}"

@@ -149,6 +149,8 @@ class ModuliSet(CrtConstants):
     num_limbs: int = field(init=False)  #: limbs holding sum_i W_i u_i < N*256*P
     #: the arithmetic of Phase A (ozfft.ozaki.residue_system: "int8" or "fp8")
     phase_a: ClassVar[str] = "int8"
+    #: whether complex products run on square roots of -1 (only Gaussian residue systems)
+    gaussian: ClassVar[bool] = False
 
     def __post_init__(self) -> None:
         if not MIN_MODULI <= self.count <= MAX_MODULI:

@@ -35,7 +35,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from functools import cache
+from functools import cache, cached_property
 
 import numpy as np
 
@@ -174,21 +174,15 @@ class ResidueSystem(CrtConstants):
     def count(self) -> int:
         return len(self.moduli)
 
-    @property
-    def complex_products(self) -> int:
-        """Real products per modulus of a complex product: 2 Gaussian, 3 Karatsuba."""
-        return 2 if self.gaussian else 3
-
-    @property
-    def roots(self) -> tuple[int, ...]:
-        """Per modulus: the symmetric ``j`` (``|j| < m/2``) with ``j**2 = -1 (mod m)``, the
-        inverse of 2 and the inverse of ``2 j`` (in ``[0, m)``), for a Gaussian system."""
+    @cached_property
+    def roots(self) -> tuple[tuple[int, int, int], ...]:
+        """Per modulus of a Gaussian system: ``(j, 2**-1 mod m, (2 j)**-1 mod m)``, ``j`` the
+        least root of ``j**2 = -1 (mod m)`` (below ``m / 2``: ``m - j`` is the other)."""
         if not self.gaussian:
             raise ValueError("only a Gaussian system has square roots of -1")
         out = []
         for m in self.moduli:
             j = sqrt_minus_one(m)
-            j = j - m if 2 * j > m else j
             out.append((j, pow(2, -1, m), pow(2 * j, -1, m)))
         return tuple(out)
 

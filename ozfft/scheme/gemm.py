@@ -48,7 +48,7 @@ from typing import Any
 import numpy as np
 
 from .._logging import logger
-from ..engines.base import COMPLEX_PRODUCTS, Engine
+from ..engines.base import Engine, check_complex_method
 from ..errors import DeviceMemoryError
 from ..ozaki.bounds import (
     MAX_PRODUCTS,
@@ -137,10 +137,11 @@ class MatmulPlan:
 
     @property
     def system(self) -> ModuliSet | ResidueSystem:
-        """The moduli Phase A runs on: the first :attr:`moduli` INT8 moduli, or for
-        ``phase_a="fp8"`` the FP8 residue system with at least their bits. The scaling
-        reads the INT8 count's budget either way (:func:`fp8_system_for`). A native plan
-        has none (``ValueError``)."""
+        """The moduli whose budget the scaling keeps: the first :attr:`moduli` INT8
+        moduli, or for ``phase_a="fp8"`` the FP8 residue system with at least their bits
+        (scaled with the INT8 count's budget, :func:`fp8_system_for`). Phase A runs on
+        these, except a complex INT8 product, which runs on their Gaussian stand-in
+        (:attr:`phase_a_system`). A native plan has none (``ValueError``)."""
         if self.native:
             raise ValueError(f"a native plan runs no Phase A, so it has no moduli ({self.reason})")
         if self.phase_a == "fp8":
@@ -152,10 +153,7 @@ class MatmulPlan:
         """The moduli Phase A runs on by default: :attr:`system`, or for a complex INT8
         product the Gaussian system standing in for it (:func:`gaussian_system_for`;
         two real products per modulus, the same bits). A native plan has none."""
-        system = self.system
-        if self.is_complex:
-            return gaussian_system_for(system) or system
-        return system
+        return _phase_a_moduli(self.system, self.is_complex, "gaussian")[0]
 
     def describe(self) -> str:
         """Short form: ``"16"``, ``"20"``, ``"16 x2 (a split)"``, ``"native"``; with FP8
@@ -217,7 +215,7 @@ def gaussian_system_for(moduli: ModuliSet | ResidueSystem) -> ResidueSystem | No
     keeps ``moduli``'s budget, so the exact products, and every output bit, are those of
     Karatsuba on ``moduli``. None where no Gaussian system holds it (more than 19 INT8
     moduli), or where ``moduli`` is not an INT8 system (FP8, or Gaussian already)."""
-    if moduli.phase_a != "int8" or getattr(moduli, "gaussian", False):
+    if moduli.phase_a != "int8" or moduli.gaussian:
         return None
     try:
         return gaussian_system(moduli.budget_bits)
@@ -225,21 +223,16 @@ def gaussian_system_for(moduli: ModuliSet | ResidueSystem) -> ResidueSystem | No
         return None
 
 
-#: complex methods of Phase A (ozfft.engines.base.COMPLEX_PRODUCTS): "gaussian" (the
-#: default: two products per modulus, on a Gaussian system where one holds the budget,
-#: else Karatsuba), "karatsuba" (three), "4m" (four); every method gives the same bits
-COMPLEX_METHODS = tuple(COMPLEX_PRODUCTS)
-
-
 def _phase_a_moduli(
     moduli: ModuliSet | ResidueSystem, is_complex: bool, complex_method: str
 ) -> tuple[ModuliSet | ResidueSystem, str]:
     """The moduli Phase A runs on and the engines' complex method: a complex INT8 product
     with ``complex_method="gaussian"`` on :func:`gaussian_system_for` its moduli (else
-    Karatsuba on the moduli themselves)."""
-    if complex_method not in COMPLEX_METHODS:
-        raise ValueError(f"complex_method must be one of {COMPLEX_METHODS}, got {complex_method!r}")
-    if complex_method != "gaussian" or getattr(moduli, "gaussian", False):
+    Karatsuba on the moduli themselves). The methods (:data:`~ozfft.engines.base.
+    COMPLEX_PRODUCTS`): ``"gaussian"`` (the default), ``"karatsuba"``, ``"4m"``; every method
+    gives the same bits."""
+    check_complex_method(complex_method)
+    if complex_method != "gaussian" or moduli.gaussian:
         return moduli, complex_method
     system = gaussian_system_for(moduli) if is_complex else None
     return (moduli, "karatsuba") if system is None else (system, "gaussian")

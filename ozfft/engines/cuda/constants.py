@@ -138,7 +138,7 @@ def _moduli_macros(moduli: ModuliSet | ResidueSystem, with_limbs: bool) -> Macro
         "OZ_POW24": _join(f"{pow(2, 24, p)}.0" for p in moduli.moduli),
         "OZ_POW48": _join(f"{pow(2, 48, p)}.0" for p in moduli.moduli),
     }
-    if getattr(moduli, "gaussian", False):
+    if moduli.gaussian:
         roots = moduli.roots
         macros |= {
             "OZ_GAUSSIAN": "1",

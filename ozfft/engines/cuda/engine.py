@@ -374,7 +374,7 @@ class CudaEngine(Engine):
         cp = self._cp
         flat, rows, k, parts = self._as_rows(x)
         kp = pad_k(k)
-        gaussian = parts == 2 and getattr(moduli, "gaussian", False)
+        gaussian = parts == 2 and moduli.gaussian
         nplanes = 1 if parts == 1 else (2 if gaussian else 3)
         needed = moduli.count * nplanes * rows * kp
         planes = self._alloc("residue planes", (moduli.count, nplanes, rows, kp), cp.int8, needed)
@@ -406,6 +406,8 @@ class CudaEngine(Engine):
         from ...ozaki.residues import symmetric_int_residues, symmetric_mod
 
         _require_int8(moduli)
+        if moduli.gaussian:  # these planes are Karatsuba's; a Gaussian Phase A needs re +- j im
+            raise ValueError("integer_residues writes Karatsuba planes: not for a Gaussian system")
         cp = self._cp
         re = np.asarray(re, np.int64)
         im = np.asarray(im, np.int64)

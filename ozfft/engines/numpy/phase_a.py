@@ -30,13 +30,12 @@ import numpy as np
 
 from ...ozaki.moduli import ModuliSet
 from ...ozaki.residue_system import ResidueSystem
-from ..base import COMPLEX_PRODUCTS, ResidueStack, complex_products
+from ..base import ResidueStack, complex_products
 from .exact import exact_int_matmul
 from .residues import CHUNK, rmod
 
-__all__ = ["COMPLEX_METHODS", "modular_products"]
+__all__ = ["modular_products"]
 
-COMPLEX_METHODS = tuple(COMPLEX_PRODUCTS)
 _MAX_RESIDUE_PRODUCT = 128 * 128
 
 
