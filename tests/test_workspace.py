@@ -68,3 +68,18 @@ def test_column_block_capped_for_int8_gemm_speed():
 def test_short_m_products_take_wide_blocks():
     ws = _plan(m=64, n=1 << 22, k=64, is_complex=True, products=3)
     assert ws.col_block == (1 << 27) // 64
+
+
+def test_row_stats_launch_fits_the_rows():
+    """oz_row_stats: wide rows keep few blocks of 1024 threads; short rows (stacks of small
+    products) get a block no wider than the row's power of two and enough blocks to fill
+    the device (their reductions are order-free, so any launch gives the same bits)."""
+    from ozfft.engines.cuda.engine import _STATS_THREADS, _stats_launch
+
+    assert _stats_launch(16384, 16384, 132) == (_STATS_THREADS, 264)
+    for rows, width in [(64000, 128), (1000, 33), (5, 1), (3, 5000), (10**6, 2)]:
+        threads, blocks = _stats_launch(rows, width, 132)
+        assert 32 <= threads <= _STATS_THREADS and threads & (threads - 1) == 0
+        assert threads >= min(width, _STATS_THREADS) and (threads < 64 or threads < 2 * width)
+        assert 1 <= blocks <= rows and threads * blocks <= 2048 * 132
+    assert _stats_launch(64000, 128, 132) == (128, 2112)

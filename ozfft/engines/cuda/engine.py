@@ -278,10 +278,10 @@ class CudaEngine(Engine):
             counts = cp.zeros(2, cp.uint64)
             if rows:
                 kernel = get_function(_SCALING_CU, "oz_row_stats", scaling_macros())
-                # few, wide blocks: a row's second pass then finds it in L2
+                threads, blocks = _stats_launch(rows, k * parts, self._sm_count)
                 kernel(
-                    (max(1, min(rows, 2 * self._sm_count)),),
-                    (_STATS_THREADS,),
+                    (blocks,),
+                    (threads,),
                     (
                         flat,
                         np.int64(rows),
@@ -795,6 +795,18 @@ def _products(ra: ResidueStack, rbt: ResidueStack, moduli: Any, complex_method: 
     if ra.is_complex != rbt.is_complex:
         raise ValueError("both residue stacks must be real or both complex")
     return complex_products(moduli, complex_method) if ra.is_complex else 1
+
+
+def _stats_launch(rows: int, width: int, sm_count: int) -> tuple[int, int]:
+    """Threads per block and blocks of ``oz_row_stats`` (a block per row at a time): wide
+    rows get few blocks of :data:`_STATS_THREADS` threads (a row's second pass then finds it
+    in L2); short rows (stacks of small products) a block of the row's width rounded up to
+    a power of two (at least a warp) and as many blocks as fill the SMs, so that no thread
+    idles on a row it has no entry of. The statistics are order-free integer reductions:
+    the same for any launch."""
+    threads = min(_STATS_THREADS, max(32, 1 << (max(width, 1) - 1).bit_length()))
+    per_sm = max(2, 2048 // threads)
+    return threads, max(1, min(rows, per_sm * sm_count))
 
 
 def _block_phase_b(reconstruct, cplanes, ldc, products, is_complex, sa, sb, out, b, j0, nb):
