@@ -106,14 +106,15 @@ def _reduced_sum(x: np.ndarray, y: np.ndarray, p: int, c: int = 1) -> np.ndarray
 
 
 def _gaussian_parts(product, ar, ai, br, bi, p: int, roots: tuple[int, int, int]):
-    """``Re`` and ``Im`` mod p (float64 in ``[0, p)``) of the complex product from the two
-    products ``T+- = rmod(Ar +- j Ai) rmod(Br +- j Bi)^T``."""
+    """``Re`` and ``Im`` of the complex product, congruent mod p (float64 integers, ``|.| <
+    2 p**2``; the caller reduces them once), from the two products ``T+- = rmod(Ar +- j Ai)
+    rmod(Br +- j Bi)^T``: ``(T+ + T-) / 2`` and ``(T+ - T-) / (2 j)``."""
     j, inv2, inv2j = roots
     tp, tm = (
         _mod_nonneg(product(_reduced_sum(ar, ai, p, c), _reduced_sum(br, bi, p, c)), p, np.int64)
         for c in (j, -j)
     )
-    return (((tp + tm) * inv2 % p).astype(np.float64), ((tp - tm) * inv2j % p).astype(np.float64))
+    return ((tp + tm) * inv2).astype(np.float64), ((tp - tm) * inv2j).astype(np.float64)
 
 
 def modular_products(
