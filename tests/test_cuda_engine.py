@@ -293,3 +293,14 @@ def test_gaussian_residue_planes_on_gpu(rng):
         for sign, plane in ((1, 0), (-1, 1)):
             expected = (want[i, 0] + sign * j * want[i, 1] + p // 2) % p - p // 2
             np.testing.assert_array_equal(planes[i, plane, :, :70], expected)
+
+
+def test_integer_residues_refuse_a_gaussian_system():
+    """The FFT stage path's integer residues are Karatsuba planes (re, im, re + im): a
+    Gaussian system, whose products read rmod(re +- j im), is refused by name."""
+    from ozfft.engines.select import cuda_engine
+    from ozfft.ozaki.residue_system import gaussian_system
+
+    re = np.arange(6).reshape(2, 3)
+    with pytest.raises(ValueError, match="Karatsuba planes: not for a Gaussian system"):
+        cuda_engine().integer_residues(re, re, gaussian_system(40))

@@ -193,3 +193,14 @@ def test_check_and_bench_rows_name_the_gaussian_moduli():
     rec = {"op": "zgemm", "m": 8, "n": 8, "k": 8, "moduli": 15, "mode": "fast"}
     assert "| 15 (16 Gaussian) |" in gemm_bench.row(dict(rec, phase_a_moduli=16, gaussian=True))
     assert "| 15 | fast |" in gemm_bench.row(dict(rec, phase_a_moduli=15, gaussian=False))
+
+
+def test_gaussian_system_errors_name_the_limit():
+    from ozfft.ozaki.residue_system import ResidueSystem
+
+    with pytest.raises(ValueError, match="a budget of at most 152 bits, asked for 155"):
+        gaussian_system(155)
+    with pytest.raises(ValueError, match="INT8 odd moduli with a square root of -1"):
+        ResidueSystem("int8", (241, 251), (1, 1), 128, 31, gaussian=True)  # 251 = 3 mod 4
+    with pytest.raises(ValueError, match="INT8 odd moduli with a square root of -1"):
+        ResidueSystem("fp8", (29,), (2,), 16, 24, gaussian=True)
