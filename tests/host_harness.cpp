@@ -14,12 +14,28 @@
 
 extern "C" {
 
-void oz_host_crt_round(const uint32_t* u, const int* shift, double* out, long n, int binary32) {
+// x with x = t_i (mod p_i), |x| < P/2, times 2**shift, rounded (t: any INT32 per modulus)
+void oz_host_crt_round(const int* t, const int* shift, double* out, long n, int binary32) {
     for (long e = 0; e < n; ++e) {
-        oz_u32 v[OZ_NUM_MODULI];
-        for (int i = 0; i < OZ_NUM_MODULI; ++i) v[i] = u[e * OZ_NUM_MODULI + i];
+        int v[OZ_NUM_MODULI];
+        for (int i = 0; i < OZ_NUM_MODULI; ++i) v[i] = t[e * OZ_NUM_MODULI + i];
         out[e] = binary32 ? oz_crt_round<24, -126, 127>(v, shift[e])
                           : oz_crt_round<53, -1022, 1023>(v, shift[e]);
+    }
+}
+
+// A complex entry from its products' INT32 sums t[e][l][k] (k < nprod), as Phase B's
+// oz_reconstruct_complex combines them (binary64)
+void oz_host_crt_complex(const int* t, int nprod, const int* shift, double* re, double* im,
+                         long n) {
+    for (long e = 0; e < n; ++e) {
+        oz_i64 acc_re[OZ_DIGITS], acc_im[OZ_DIGITS];
+        oz_crt_clear(acc_re);
+        oz_crt_clear(acc_im);
+        for (int l = 0; l < OZ_NUM_MODULI; ++l)
+            oz_crt_add_complex(acc_re, acc_im, t + (e * OZ_NUM_MODULI + l) * nprod, 1, nprod, l);
+        re[e] = oz_crt_finish<53, -1022, 1023>(acc_re, shift[e]);
+        im[e] = oz_crt_finish<53, -1022, 1023>(acc_im, shift[e]);
     }
 }
 
@@ -45,14 +61,6 @@ void oz_host_gaussian_residues(const double* x, const int* shift, int* plus, int
     }
 }
 
-// Re and Im mod p of the Gaussian products' INT32 sums t+ and t-
-void oz_host_gaussian_parts(const int* t_plus, const int* t_minus, uint32_t* re, uint32_t* im,
-                            long n) {
-    for (long e = 0; e < n; ++e)
-        for (int l = 0; l < OZ_NUM_MODULI; ++l)
-            oz_gaussian_parts(t_plus[e], t_minus[e], l, re[e * OZ_NUM_MODULI + l],
-                              im[e * OZ_NUM_MODULI + l]);
-}
 #endif
 
 void oz_host_mod_nonneg(const int* t, uint32_t* out, long n) {

@@ -40,10 +40,9 @@ def test_pass_counts_by_hand():
     assert c.stages == [1024]
     assert c.tc_ops == 3 * 16 * 2 * 1024  # Karatsuba: 3 INT8 GEMMs per modulus, k = 1024
     assert c.fp64_ops == 16 + 16 * 19
-    # Phase B: N = 16 moduli, L = 5 limbs of 32 bits (16 * 256 * P < 2**160)
-    assert model._limbs32(16) == 5
-    assert model.phase_b_instructions(16) == 16 * 43 + 2 * (2 * 16 * 5 + 22 * 5 + 266)
-    assert model.phase_b_instructions(16) == 1760  # ncu on an H200: 1761 executed
+    # Phase B: N = 16 moduli, P < 2**126: 5 base-2**31 digits
+    assert model._digits31(16) == 5 and model._digits31(15) == 4
+    assert model.phase_b_instructions(16) == 16 * (21 + 2 * 5) + 2 * (13 * 5 + 92)
     assert c.int32_instr == model.phase_b_instructions(16)
     planes = 48
     assert c.bytes_unfused == 64 + 16 + planes + planes + 4 * planes + 4 * planes + 16 + 64

@@ -80,19 +80,21 @@ def test_fp8_k_block_is_the_longest_exact_one(system):
 
 @SYSTEMS
 def test_fp8_phase_b_macros_hold_the_system(system):
-    """Phase B's 32-bit limbs hold N max(m_i) P, and its weights and P are the system's; the
-    INT8 sets' macros are a different, unchanged set (their cubins stay as they are)."""
-    from ozfft.engines.cuda.constants import LIMB_BITS, phase_b_macros
+    """Phase B's base-2**31 digits hold P and the weights, and are the system's; its moduli
+    above 256 select full reductions; the INT8 sets' macros are a different, unchanged set
+    (their cubins stay as they are)."""
+    from ozfft.engines.cuda.constants import DIGIT_BITS, phase_b_macros
 
     for out_float in (False, True):
         macros = fp8_phase_b_macros(system, out_float=out_float)
-        limbs = int(macros["OZ_LIMBS"])
-        assert 2 * system.count * max(system.moduli) * system.product < 1 << (LIMB_BITS * limbs)
-        weights = [int(w.rstrip("u")) for w in macros["OZ_WEIGHT_LIMBS"].split(",")]
+        digits = int(macros["OZ_DIGITS"])
+        assert system.product < 1 << (DIGIT_BITS * digits) <= system.product << DIGIT_BITS
+        weights = [int(w) for w in macros["OZ_WEIGHT_DIGITS"].split(",")]
         for i, w in enumerate(system.weights):
-            assert weights[i * limbs : (i + 1) * limbs] == int_to_limbs(w, LIMB_BITS, limbs)
-        p_limbs = [int(w.rstrip("u")) for w in macros["OZ_P_LIMBS"].split(",")]
-        assert p_limbs == int_to_limbs(system.product, LIMB_BITS, limbs)
+            assert weights[i * digits : (i + 1) * digits] == int_to_limbs(w, DIGIT_BITS, digits)
+        p_digits = [int(w) for w in macros["OZ_P_DIGITS"].split(",")]
+        assert p_digits == int_to_limbs(system.product, DIGIT_BITS, digits)
+        assert int(macros["OZ_MAX_MODULUS"]) == max(system.moduli) > 256
         assert ("OZ_OUT_FLOAT" in macros) == out_float
         assert macros["OZ_MODULI"] == ",".join(map(str, system.moduli))
     int8 = phase_b_macros(moduli_set(16), out_float=False)

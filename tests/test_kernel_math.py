@@ -70,18 +70,37 @@ def _ptr(a):
     return a.ctypes.data_as(ctypes.c_void_p)
 
 
-@pytest.mark.parametrize("count", [2, 7, 14, 16, 20])
+def _int32_representatives(u, moduli, rng):
+    """Values congruent to the residues ``u`` (``(n, N)``) modulo each modulus, spread over
+    the whole INT32 range (as Phase A's sums are), the extremes included."""
+    p = np.array(moduli.moduli, dtype=np.int64)
+    lo = -(2**31) // p + 1
+    hi = (2**31 - 1) // p - 1
+    k = rng.integers(lo, hi + 1, u.shape)
+    k[0] = lo  # the most negative and the most positive representatives
+    k[1] = hi
+    k[2] = 0
+    t = u.astype(np.int64) + k * p
+    assert t.min() >= -(2**31) and t.max() < 2**31
+    return t.astype(np.int32)
+
+
+@pytest.mark.parametrize("count", [2, 5, 7, 14, 16, 20])
 @pytest.mark.parametrize("binary32", [False, True])
 def test_kernel_crt_round_matches_reference(harness, count, binary32, rng):
+    """oz_crt_round (Phase B's real reconstruction: partial reductions of any INT32 sums,
+    base-2**31 digit sums, quotient, exact correction, one rounding) against Python
+    integers and the NumPy engine, for values up to P/2 and near rounding ties."""
     lib = harness(count)
     moduli = moduli_set(count)
     values = _edge_values(moduli.product // 2, rng)
     lo, hi = (-330, 200) if binary32 else (-1250, 1100)
     shifts = rng.integers(lo, hi, len(values)).astype(np.int32)
-    u = np.ascontiguousarray(_residues(values, moduli).T.astype(np.uint32))
+    u = np.ascontiguousarray(_residues(values, moduli).T)
+    t = _int32_representatives(u, moduli, rng)
     out = np.empty(len(values))
     lib.oz_host_crt_round(
-        _ptr(u), _ptr(shifts), _ptr(out), ctypes.c_long(len(values)), ctypes.c_int(int(binary32))
+        _ptr(t), _ptr(shifts), _ptr(out), ctypes.c_long(len(values)), ctypes.c_int(int(binary32))
     )
     rounder = round_f32 if binary32 else round_f64
     want = [
@@ -93,6 +112,65 @@ def test_kernel_crt_round_matches_reference(harness, count, binary32, rng):
             u.T.astype(np.uint8), shifts.astype(np.int64), moduli, FLOAT32 if binary32 else FLOAT64
         )
     np.testing.assert_array_equal(out, ref)
+
+
+def test_kernel_crt_round_fp8_system(harness, rng):
+    """The same for an FP8 residue system (moduli up to 2**15: full reductions)."""
+    from ozfft.scheme.gemm import fp8_max_moduli, fp8_system_for
+
+    system = fp8_system_for(fp8_max_moduli())
+    lib = harness(system)
+    values = _edge_values(system.product // 2, rng)
+    shifts = rng.integers(-1250, 1100, len(values)).astype(np.int32)
+    u = np.array([[v % m for m in system.moduli] for v in values], dtype=np.int64)
+    t = _int32_representatives(u, system, rng)
+    out = np.empty(len(values))
+    lib.oz_host_crt_round(_ptr(t), _ptr(shifts), _ptr(out), ctypes.c_long(len(values)), 0)
+    want = [
+        round_f64(Fraction(v) * Fraction(2) ** int(s)) for v, s in zip(values, shifts, strict=True)
+    ]
+    np.testing.assert_array_equal(out, np.array(want))
+
+
+@pytest.mark.parametrize(
+    "system, nprod",
+    [(gaussian_system(150), 2), (gaussian_system(31), 2), (moduli_set(16), 3), (moduli_set(20), 4)],
+    ids=["gaussian-22", "gaussian-5", "karatsuba-16", "four-20"],
+)
+def test_kernel_crt_complex_matches_python_integers(harness, system, nprod, rng):
+    """oz_crt_add_complex + oz_crt_finish (Phase B's complex reconstruction) give the
+    correctly rounded Re and Im from any INT32 product sums congruent to a complex integer
+    x: Karatsuba (T1 - T2, T3 - T1 - T2), four products (T1 - T2, T3 + T4) and Gaussian
+    (T+ = x_re + j x_im, T- = x_re - j x_im, with 1/2 and 1/(2j) folded into the weights)."""
+    lib = harness(system)
+    half = system.product // 2
+    values = _edge_values(half, rng)
+    n = len(values) // 2 * 2
+    xr, xi = values[: n // 2] * 2, values[n // 2 : n] * 2
+    rng.shuffle(xi)
+    n = len(xr)
+    p = np.array(system.moduli, dtype=np.int64)
+    xr_res = np.array([[v % m for m in system.moduli] for v in xr], dtype=np.int64)
+    xi_res = np.array([[v % m for m in system.moduli] for v in xi], dtype=np.int64)
+    free = rng.integers(0, 2**20, (n, system.count)) % p  # the products' free residues
+    if nprod == 2:
+        j = np.array([root for root, _, _ in system.roots], dtype=np.int64)
+        planes = [(xr_res + j * xi_res) % p, (xr_res - j * xi_res) % p]
+    elif nprod == 3:
+        planes = [free, (free - xr_res) % p, (xi_res + 2 * free - xr_res) % p]
+    else:
+        other = rng.integers(0, 2**20, (n, system.count)) % p
+        planes = [free, (free - xr_res) % p, other, (xi_res - other) % p]
+    t = np.stack([_int32_representatives(r, system, rng) for r in planes], axis=-1)
+    t = np.ascontiguousarray(t)  # (n, N, nprod)
+    shifts = rng.integers(-1250, 1100, n).astype(np.int32)
+    re, im = np.empty(n), np.empty(n)
+    lib.oz_host_crt_complex(
+        _ptr(t), ctypes.c_int(nprod), _ptr(shifts), _ptr(re), _ptr(im), ctypes.c_long(n)
+    )
+    scale = [Fraction(2) ** int(s) for s in shifts]
+    np.testing.assert_array_equal(re, [round_f64(v * f) for v, f in zip(xr, scale, strict=True)])
+    np.testing.assert_array_equal(im, [round_f64(v * f) for v, f in zip(xi, scale, strict=True)])
 
 
 @pytest.mark.parametrize("count", [2, 9, 16, 20])
@@ -145,29 +223,3 @@ def test_kernel_gaussian_residues_match_numpy_engine(harness, budget, rng):
         for sign, got in ((1, plus), (-1, minus)):
             want = (planes[i, 0] + sign * j * planes[i, 1] + p // 2) % p - p // 2
             np.testing.assert_array_equal(got[:, i], want)
-
-
-def test_kernel_gaussian_parts_match_python_integers(harness, rng):
-    """oz_gaussian_parts (Phase B's Gaussian combination) gives Re = (T+ + T-)/2 and
-    Im = (T+ - T-)/(2j) mod p for any INT32 sums."""
-    system = gaussian_system(150)
-    lib = harness(system)
-    t = rng.integers(-(2**31), 2**31, (2, 2000))
-    t[:, :4] = [[0, -(2**31), 2**31 - 1, -1], [1, 2**31 - 1, -(2**31), -1]]
-    t = t.astype(np.int32)
-    re = np.empty((2000, system.count), np.uint32)
-    im = np.empty_like(re)
-    lib.oz_host_gaussian_parts(
-        _ptr(np.ascontiguousarray(t[0])),
-        _ptr(np.ascontiguousarray(t[1])),
-        _ptr(re),
-        _ptr(im),
-        ctypes.c_long(2000),
-    )
-    for i, (p, (j, _, _)) in enumerate(zip(system.moduli, system.roots, strict=True)):
-        for e in range(0, 2000, 37):
-            tp, tm = int(t[0, e]), int(t[1, e])
-            # (Re + j Im) = T+ and (Re - j Im) = T- mod p
-            assert (int(re[e, i]) + j * int(im[e, i]) - tp) % p == 0
-            assert (int(re[e, i]) - j * int(im[e, i]) - tm) % p == 0
-            assert 0 <= re[e, i] < p and 0 <= im[e, i] < p

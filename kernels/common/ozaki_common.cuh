@@ -134,62 +134,127 @@ __device__ __forceinline__ oz_u32 oz_mod_nonneg(int t, int p) {
     return (oz_u32)(r < 0 ? r + p : r);
 }
 
+
+#ifdef OZ_DIGITS
+// ---- CRT reconstruction (Phase B) -------------------------------------------------------
+// x is the integer with |x| < P/2 and x = v_i (mod p_i) for given v_i. With the CRT weights
+// W_i (W_i = 1 mod p_i, 0 mod p_j), X = sum_i W_i v_i = x (mod P) for any integers v_i, so
+// a residue needs no reduction to [0, p_i): a partial one that bounds it suffices. X is
+// summed exactly in OZ_DIGITS signed 64-bit accumulators, one per base-2**31 digit of the
+// weights (each digit a signed 32-bit multiplier: one IMAD.WIDE per digit and residue);
+// then q = round(X / P) from the top digits, x = X - q P (q may be off by one: an exact
+// comparison with +-P/2, only where the top digits cannot decide), and one rounding.
+// Compile-time tables, so that every digit of every weight is an immediate operand.
+__device__ constexpr int oz_weight_digits[OZ_NUM_MODULI * OZ_DIGITS] = {OZ_WEIGHT_DIGITS};
+__device__ constexpr int oz_p_digits[OZ_DIGITS] = {OZ_P_DIGITS};
+__device__ constexpr int oz_pow16[OZ_NUM_MODULI] = {OZ_POW16};
 #ifdef OZ_GAUSSIAN
-// Re and Im of a complex product modulo p_l, in [0, p), from its Gaussian products' sums
-// T+ and T- (any INT32): Re = (T+ + T-) / 2, Im = (T+ - T-) / (2j).
-__device__ __forceinline__ void oz_gaussian_parts(int t_plus, int t_minus, int l, oz_u32& re,
-                                                  oz_u32& im) {
-    const int p = oz_moduli[l];
-    const int tp = (int)oz_mod_nonneg(t_plus, p), tm = (int)oz_mod_nonneg(t_minus, p);
-    re = oz_mod_nonneg((tp + tm) * oz_gauss_inv2[l], p);
-    im = oz_mod_nonneg((tp - tm + p) * oz_gauss_inv2j[l], p);
-}
+// W_i 2**-1 and W_i (2j)**-1 mod P: Re = (T+ + T-) / 2 and Im = (T+ - T-) / (2j) modulo p_i
+// folded into the weights, so the two products' sums enter the CRT sum unreduced.
+__device__ constexpr int oz_weight_re_digits[OZ_NUM_MODULI * OZ_DIGITS] = {OZ_WEIGHT_RE_DIGITS};
+__device__ constexpr int oz_weight_im_digits[OZ_NUM_MODULI * OZ_DIGITS] = {OZ_WEIGHT_IM_DIGITS};
 #endif
 
-#ifdef OZ_LIMBS
-// CRT weights W_i and P as little-endian 32-bit limbs.
-__constant__ oz_u32 oz_weight_limbs[OZ_NUM_MODULI * OZ_LIMBS] = {OZ_WEIGHT_LIMBS};
-__constant__ oz_u32 oz_p_limbs[OZ_LIMBS] = {OZ_P_LIMBS};
+#define OZ_DIGIT_MASK 0x7fffffffLL
 
-// sign of 2R + dir*P for normalized R (limbs 0..L-2 in [0, 2**32), top limb signed)
-__device__ __forceinline__ int oz_sign_2r_plus(const oz_i64 (&r)[OZ_LIMBS], int dir) {
+// v = t (mod p_i) with |v| < 2**24 for any INT32 t (moduli <= 256: 2**15 * 256 + 2**16);
+// larger moduli (FP8 systems, whose Phase A planes are already in [0, m)) reduce fully.
+__device__ __forceinline__ int oz_partial_residue(int t, int i) {
+#if OZ_MAX_MODULUS <= 256
+    return (t >> 16) * oz_pow16[i] + (t & 0xffff);
+#else
+    return (int)oz_mod_nonneg(t, oz_moduli[i]);
+#endif
+}
+
+// The largest |v| oz_crt_add takes: every product |v| W-digit is below 2**(26 + 31) and a
+// sum of at most 32 of them below 2**62.
+#define OZ_CRT_TERM_BITS 26
+static_assert(OZ_NUM_MODULI <= 32, "the digit sums hold 32 terms of 2**57");
+
+__device__ __forceinline__ void oz_crt_clear(oz_i64 (&acc)[OZ_DIGITS]) {
+#pragma unroll
+    for (int l = 0; l < OZ_DIGITS; ++l) acc[l] = 0;
+}
+
+// acc += v W for the weight w (digits w[0 .. OZ_DIGITS)), |v| < 2**OZ_CRT_TERM_BITS.
+__device__ __forceinline__ void oz_crt_add(oz_i64 (&acc)[OZ_DIGITS], int v, const int* w) {
+#pragma unroll
+    for (int l = 0; l < OZ_DIGITS; ++l) acc[l] += (oz_i64)v * (oz_i64)w[l];
+}
+
+// A complex entry's share of modulus l, from the INT32 sums t[k] = cl[k * plane] of its
+// nprod products: 3 (Karatsuba: Ar Br, Ai Bi, As Bs; Re = T1 - T2, Im = T3 - T1 - T2) or
+// 4 (Ar Br, Ai Bi, Ar Bi, Ai Br; Im = T3 + T4); on a Gaussian system (OZ_GAUSSIAN) 2:
+// T+ = A+ B+ and T- = A- B-, Re = (T+ + T-) / 2, Im = (T+ - T-) / (2j) mod p_l with the
+// halving and the division by 2j folded into the weights. The sums enter partially reduced
+// (|.| < 2**24), so Re and Im stay below 2**26 = 2**OZ_CRT_TERM_BITS.
+__device__ __forceinline__ void oz_crt_add_complex(oz_i64 (&re)[OZ_DIGITS],
+                                                   oz_i64 (&im)[OZ_DIGITS],
+                                                   const int* __restrict__ cl, long long plane,
+                                                   int nprod, int l) {
+    const int t1 = oz_partial_residue(cl[0], l), t2 = oz_partial_residue(cl[plane], l);
+#ifdef OZ_GAUSSIAN
+    (void)nprod;
+    oz_crt_add(re, t1 + t2, oz_weight_re_digits + l * OZ_DIGITS);
+    oz_crt_add(im, t1 - t2, oz_weight_im_digits + l * OZ_DIGITS);
+#else
+    const int t3 = oz_partial_residue(cl[2 * plane], l);
+    const int t_im = nprod == 3 ? t3 - t1 - t2 : t3 + oz_partial_residue(cl[3 * plane], l);
+    oz_crt_add(re, t1 - t2, oz_weight_digits + l * OZ_DIGITS);
+    oz_crt_add(im, t_im, oz_weight_digits + l * OZ_DIGITS);
+#endif
+}
+
+// The value of the top three (or fewer) digits times 2**-(31 t), t the digits below them.
+template <typename D>
+__device__ __forceinline__ double oz_top_digits(const D (&d)[OZ_DIGITS]) {
+    double a = 0.0;
+#pragma unroll
+    for (int l = OZ_DIGITS - 1; l >= 0 && l >= OZ_DIGITS - 3; --l) a = a * 0x1p31 + (double)d[l];
+    return a;
+}
+
+// sign of 2 r + dir P for digits r (0 .. D-2 in [0, 2**31), the top one signed)
+__device__ __forceinline__ int oz_sign_2r_plus(const oz_i64 (&r)[OZ_DIGITS], int dir) {
     oz_i64 carry = 0;
     bool nonzero = false;
 #pragma unroll
-    for (int l = 0; l < OZ_LIMBS - 1; ++l) {
-        oz_i64 t = 2 * r[l] + dir * (oz_i64)oz_p_limbs[l] + carry;
-        nonzero |= (t & 0xffffffffLL) != 0;
-        carry = t >> 32;
+    for (int l = 0; l < OZ_DIGITS - 1; ++l) {
+        const oz_i64 t = 2 * r[l] + dir * (oz_i64)oz_p_digits[l] + carry;
+        nonzero |= (t & OZ_DIGIT_MASK) != 0;
+        carry = t >> 31;
     }
-    oz_i64 top = 2 * r[OZ_LIMBS - 1] + dir * (oz_i64)oz_p_limbs[OZ_LIMBS - 1] + carry;
+    const oz_i64 top = 2 * r[OZ_DIGITS - 1] + dir * (oz_i64)oz_p_digits[OZ_DIGITS - 1] + carry;
     if (top < 0) return -1;
     return (top > 0 || nonzero) ? 1 : 0;
 }
 
-__device__ __forceinline__ void oz_add_p(oz_i64 (&r)[OZ_LIMBS], int dir) {
+// r += dir P, digits renormalized
+__device__ __forceinline__ void oz_add_p(oz_i64 (&r)[OZ_DIGITS], int dir) {
     oz_i64 carry = 0;
 #pragma unroll
-    for (int l = 0; l < OZ_LIMBS - 1; ++l) {
-        oz_i64 t = r[l] + dir * (oz_i64)oz_p_limbs[l] + carry;
-        r[l] = t & 0xffffffffLL;
-        carry = t >> 32;
+    for (int l = 0; l < OZ_DIGITS - 1; ++l) {
+        const oz_i64 t = r[l] + dir * (oz_i64)oz_p_digits[l] + carry;
+        r[l] = t & OZ_DIGIT_MASK;
+        carry = t >> 31;
     }
-    r[OZ_LIMBS - 1] += dir * (oz_i64)oz_p_limbs[OZ_LIMBS - 1] + carry;
+    r[OZ_DIGITS - 1] += dir * (oz_i64)oz_p_digits[OZ_DIGITS - 1] + carry;
 }
 
 // Round mag * 2**shift (mag: non-negative 32-bit limbs) to the format (PREC, EMIN),
 // nearest-even; returns the rounded value as a double (exact for binary32 too).
-template <int PREC, int EMIN>
-__device__ __forceinline__ double oz_round(const oz_u32 (&mag)[OZ_LIMBS], int shift) {
+template <int PREC, int EMIN, int NL>
+__device__ __forceinline__ double oz_round(const oz_u32 (&mag)[NL], int shift) {
     int top = -1;
 #pragma unroll
-    for (int l = 0; l < OZ_LIMBS; ++l)
+    for (int l = 0; l < NL; ++l)
         if (mag[l] != 0) top = l;
     if (top < 0) return 0.0;
     oz_u32 w2 = 0, w1 = 0, w0 = 0;
     bool sticky = false;
 #pragma unroll
-    for (int l = 0; l < OZ_LIMBS; ++l) {
+    for (int l = 0; l < NL; ++l) {
         if (l == top) w2 = mag[l];
         if (l == top - 1) w1 = mag[l];
         if (l == top - 2) w0 = mag[l];
@@ -215,72 +280,75 @@ __device__ __forceinline__ double oz_round(const oz_u32 (&mag)[OZ_LIMBS], int sh
     return oz_scale2((double)kept, lead_exp + 1 - prec);  // exact, or overflows to inf
 }
 
-// The Kulisch sum X = sum_i W_i u_i in 64-bit limb accumulators, one residue at a time
-// (so a caller holds 2 x OZ_LIMBS accumulators, not every residue, for a complex entry).
-__device__ __forceinline__ void oz_crt_clear(oz_u64 (&acc)[OZ_LIMBS]) {
-#pragma unroll
-    for (int l = 0; l < OZ_LIMBS; ++l) acc[l] = 0;
-}
-
-__device__ __forceinline__ void oz_crt_add(oz_u64 (&acc)[OZ_LIMBS], oz_u32 u, int i) {
-#pragma unroll
-    for (int l = 0; l < OZ_LIMBS; ++l)
-        acc[l] += (oz_u64)oz_weight_limbs[i * OZ_LIMBS + l] * u;  // < N 2**40 in all
-}
-
-// x = the CRT integer of X (|x| < P/2), times 2**shift, rounded once.
+// x = the CRT integer of the sum X in acc (|x| < P/2), times 2**shift, rounded once.
 template <int PREC, int EMIN, int EMAX>
-__device__ __forceinline__ double oz_crt_finish(const oz_u64 (&acc)[OZ_LIMBS], int shift) {
-    oz_u32 x[OZ_LIMBS];
-    oz_u64 carry = 0;
-#pragma unroll
-    for (int l = 0; l < OZ_LIMBS; ++l) {
-        oz_u64 t = acc[l] + carry;
-        x[l] = (oz_u32)t;
-        carry = t >> 32;
-    }
-    double approx = 0.0;
-#pragma unroll
-    for (int l = OZ_LIMBS - 1; l >= 0; --l) approx = approx * 0x1p32 + (double)x[l];
-    oz_i64 q = (oz_i64)floor(approx * OZ_INV_P + 0.5);  // round(X/P), maybe off by one
-    oz_i64 r[OZ_LIMBS];
+__device__ __forceinline__ double oz_crt_finish(const oz_i64 (&acc)[OZ_DIGITS], int shift) {
+    oz_i64 d[OZ_DIGITS];  // X in digits: 0 .. D-2 in [0, 2**31), the top one signed
     oz_i64 c = 0;
 #pragma unroll
-    for (int l = 0; l < OZ_LIMBS - 1; ++l) {
-        oz_i64 t = (oz_i64)x[l] - q * (oz_i64)oz_p_limbs[l] + c;
-        r[l] = t & 0xffffffffLL;
-        c = t >> 32;
+    for (int l = 0; l < OZ_DIGITS - 1; ++l) {
+        const oz_i64 t = acc[l] + c;
+        d[l] = t & OZ_DIGIT_MASK;
+        c = t >> 31;
     }
-    r[OZ_LIMBS - 1] = (oz_i64)x[OZ_LIMBS - 1] - q * (oz_i64)oz_p_limbs[OZ_LIMBS - 1] + c;
-    // exact correction: the true x satisfies -P/2 < x < P/2
-    if (oz_sign_2r_plus(r, -1) > 0) {
-        oz_add_p(r, -1);
-    } else if (oz_sign_2r_plus(r, 1) < 0) {
-        oz_add_p(r, 1);
-    }
-    bool negative = r[OZ_LIMBS - 1] < 0;
-    oz_u32 mag[OZ_LIMBS];
-    oz_i64 b = 0;
+    d[OZ_DIGITS - 1] = acc[OZ_DIGITS - 1] + c;
+    // q = round(X / P), |q| < 2**31 (|X| < 2**31 P); the digits below the top three move
+    // X / P by less than 2**-60, so q is the nearest integer or off by one
+    const oz_i64 q = oz_low_int(fma(oz_top_digits(d), OZ_INV_P_TOP, OZ_MAGIC));
+    oz_i64 r[OZ_DIGITS];
+    c = 0;
 #pragma unroll
-    for (int l = 0; l < OZ_LIMBS; ++l) {
-        oz_i64 t = (negative ? -r[l] : r[l]) + b;
-        mag[l] = (oz_u32)(t & 0xffffffffLL);
-        b = t >> 32;
+    for (int l = 0; l < OZ_DIGITS - 1; ++l) {
+        const oz_i64 t = d[l] - q * oz_p_digits[l] + c;
+        r[l] = t & OZ_DIGIT_MASK;
+        c = t >> 31;
     }
+    r[OZ_DIGITS - 1] = d[OZ_DIGITS - 1] - q * oz_p_digits[OZ_DIGITS - 1] + c;
+    // the top digits prove |r| < P/2 (their error is far below the 2**-40 margin), else
+    // decide exactly: the true x satisfies -P/2 < x < P/2
+    if (fabs(oz_top_digits(r)) >= OZ_HALF_P_TOP) {
+        if (oz_sign_2r_plus(r, -1) > 0) {
+            oz_add_p(r, -1);
+        } else if (oz_sign_2r_plus(r, 1) < 0) {
+            oz_add_p(r, 1);
+        }
+    }
+    const bool negative = r[OZ_DIGITS - 1] < 0;
+    // |x| in base 2**32 limbs (31 D bits fit D limbs)
+    oz_u32 mag[OZ_DIGITS];
+    oz_u64 window = 0;
+    oz_i64 b = 0;
+    int bits = 0, k = 0;
+#pragma unroll
+    for (int l = 0; l < OZ_DIGITS; ++l) {
+        const oz_i64 t = (negative ? -r[l] : r[l]) + b;
+        b = t >> 31;
+        window |= (oz_u64)(t & OZ_DIGIT_MASK) << bits;
+        bits += 31;
+        if (bits >= 32) {
+            mag[k++] = (oz_u32)window;
+            window >>= 32;
+            bits -= 32;
+        }
+    }
+#pragma unroll
+    for (int l = 0; l < OZ_DIGITS; ++l)
+        if (l >= k) mag[l] = l == k ? (oz_u32)window : 0u;
     double v = oz_round<PREC, EMIN>(mag, shift);
     // overflow of a narrower format (binary32); binary64 overflow is already inf
     if (v > scalbn(2.0 - scalbn(1.0, 1 - PREC), EMAX)) v = OZ_INF;
     return negative ? -v : v;
 }
 
-// x = CRT integer of the residues u (|x| < P/2), times 2**shift, rounded once.
+// x = the CRT integer of values t_i = x (mod p_i) (any INT32), times 2**shift, rounded once.
 template <int PREC, int EMIN, int EMAX>
-__device__ __forceinline__ double oz_crt_round(const oz_u32 (&u)[OZ_NUM_MODULI], int shift) {
-    oz_u64 acc[OZ_LIMBS];
+__device__ __forceinline__ double oz_crt_round(const int (&t)[OZ_NUM_MODULI], int shift) {
+    oz_i64 acc[OZ_DIGITS];
     oz_crt_clear(acc);
 #pragma unroll
-    for (int i = 0; i < OZ_NUM_MODULI; ++i) oz_crt_add(acc, u[i], i);
+    for (int i = 0; i < OZ_NUM_MODULI; ++i)
+        oz_crt_add(acc, oz_partial_residue(t[i], i), oz_weight_digits + i * OZ_DIGITS);
     return oz_crt_finish<PREC, EMIN, EMAX>(acc, shift);
 }
-#endif  // OZ_LIMBS
+#endif  // OZ_DIGITS
 #endif  // OZ_NUM_MODULI

@@ -1,5 +1,6 @@
 // Stage 4 (Phase B): read the INT32 Phase-A planes of a block of output columns, reduce
-// mod p_i, rebuild the CRT integer in 32-bit limbs (Kulisch), round once, scale, store.
+// them partially, rebuild the CRT integer exactly in base-2**31 digit sums (Kulisch;
+// common/ozaki_common.cuh, "CRT reconstruction"), round once, scale, store.
 // Planes are laid out [modulus][product][m][ldc]; the block's columns start at col0.
 #include "common/ozaki_common.cuh"
 
@@ -44,18 +45,19 @@ extern "C" __global__ void oz_reconstruct_real(const int* __restrict__ c, long l
         for (long long j = blockIdx.x * (long long)blockDim.x + threadIdx.x; j < nb;
              j += (long long)gridDim.x * blockDim.x) {
             const int* cij = c + i * ldc + j;
-            oz_u32 u[OZ_NUM_MODULI];
+            oz_i64 acc[OZ_DIGITS];
+            oz_crt_clear(acc);
 #pragma unroll
-            for (int l = 0; l < OZ_NUM_MODULI; ++l) u[l] = oz_mod_nonneg(cij[l * plane], oz_moduli[l]);
-            int s = -(sa + shift_b[j]);
-            out[i * ld_out + j] = (oz_out_real)oz_crt_round<OZ_PREC, OZ_EMIN, OZ_EMAX>(u, s);
+            for (int l = 0; l < OZ_NUM_MODULI; ++l)
+                oz_crt_add(acc, oz_partial_residue(cij[l * plane], l),
+                           oz_weight_digits + l * OZ_DIGITS);
+            const int s = -(sa + shift_b[j]);
+            out[i * ld_out + j] = (oz_out_real)oz_crt_finish<OZ_PREC, OZ_EMIN, OZ_EMAX>(acc, s);
         }
     }
 }
 
-// products per modulus: 3 (Karatsuba: Ar Br, Ai Bi, As Bs) or 4 (Ar Br, Ai Bi, Ar Bi, Ai Br);
-// on a Gaussian system (OZ_GAUSSIAN) 2: T+ = A+ B+, T- = A- B-, Re = (T+ + T-) / 2,
-// Im = (T+ - T-) / (2j) mod p.
+// complex products: common/ozaki_common.cuh, oz_crt_add_complex
 extern "C" __global__ void __launch_bounds__(256, 2) oz_reconstruct_complex(const int* __restrict__ c, long long m,
                                                   long long nb, long long ldc, int nprod,
                                                   const int* __restrict__ shift_a,
@@ -69,27 +71,14 @@ extern "C" __global__ void __launch_bounds__(256, 2) oz_reconstruct_complex(cons
         const int sa = shift_a[i];
         for (long long j = blockIdx.x * (long long)blockDim.x + threadIdx.x; j < nb;
              j += (long long)gridDim.x * blockDim.x) {
-            oz_u64 acc_re[OZ_LIMBS], acc_im[OZ_LIMBS];
+            oz_i64 acc_re[OZ_DIGITS], acc_im[OZ_DIGITS];
             oz_crt_clear(acc_re);
             oz_crt_clear(acc_im);
 #pragma unroll
-            for (int l = 0; l < OZ_NUM_MODULI; ++l) {
-                const int* cl = c + (long long)l * nprod * plane + i * ldc + j;
-#ifdef OZ_GAUSSIAN
-                oz_u32 ure, uim;
-                oz_gaussian_parts(cl[0], cl[plane], l, ure, uim);
-                oz_crt_add(acc_re, ure, l);
-                oz_crt_add(acc_im, uim, l);
-#else
-                const int p = oz_moduli[l];
-                int t1 = (int)oz_mod_nonneg(cl[0], p), t2 = (int)oz_mod_nonneg(cl[plane], p);
-                int t3 = (int)oz_mod_nonneg(cl[2 * plane], p);
-                int im = nprod == 3 ? t3 - t1 - t2 : t3 + (int)oz_mod_nonneg(cl[3 * plane], p);
-                oz_crt_add(acc_re, oz_mod_nonneg(t1 - t2, p), l);
-                oz_crt_add(acc_im, oz_mod_nonneg(im, p), l);
-#endif
-            }
-            int s = -(sa + shift_b[j]);
+            for (int l = 0; l < OZ_NUM_MODULI; ++l)
+                oz_crt_add_complex(acc_re, acc_im, c + (long long)l * nprod * plane + i * ldc + j,
+                                   plane, nprod, l);
+            const int s = -(sa + shift_b[j]);
             oz_out_complex v;
             v.x = (oz_out_real)oz_crt_finish<OZ_PREC, OZ_EMIN, OZ_EMAX>(acc_re, s);
             v.y = (oz_out_real)oz_crt_finish<OZ_PREC, OZ_EMIN, OZ_EMAX>(acc_im, s);

@@ -30,9 +30,9 @@ with ``N`` moduli,
 
 * tensor-core integer ops: ``3 N 2 k`` (Karatsuba: three INT8 GEMMs per modulus);
 * INT32-pipe instructions in Phase B (``phase_b.cu``, one complex output): per modulus
-  3 loads, 5 constant-divisor reductions, and per part ``L`` limb multiply-adds
-  (2 instructions each); per part a fixed cost for carries, quotient, corrections and
-  the rounding (``PHASE_B_FIXED``);
+  3 loads, 3 partial reductions and per part one multiply-add per base-2**31 weight
+  digit; per part a cost per digit and a fixed one for carries, quotient, the +-P/2
+  test and the rounding (``PHASE_B_FIXED_PER_DIGIT``, ``PHASE_B_FIXED``);
 * FP64-pipe operations in the residue kernel (``residues.cu``): the digit split of both
   parts plus, per modulus, 2 FMAs per part and 5 for each exact reduction (3 per
   modulus: re, im, re+im);
@@ -92,29 +92,34 @@ __all__ = [
 ]
 
 BYTES_FUSED = 32  #: complex128 read + write per element and pass
-#: Phase B fixed instructions per real output: carry propagation, quotient estimate,
-#: exact +-P corrections, sign/magnitude, rounding and store. Calibrated so that the
-#: model equals the executed count measured with ncu on an H200 (2026-11-21, 16 moduli:
-#: 1761 thread instructions per complex output of oz_reconstruct_complex).
-PHASE_B_FIXED_PER_LIMB = 22
-PHASE_B_FIXED = 266
-#: constant-divisor modulo of an int32 (mul-hi, shifts, multiply-subtract, sign fix)
-MOD_INSTRUCTIONS = 8
+#: Phase B instructions per real output beyond the residues' share (kernels/common/
+#: ozaki_common.cuh, oz_crt_finish on its common path): per base-2**31 digit, carry
+#: normalization, the remainder X - qP and the magnitude's repacking; fixed, the quotient
+#: from the top digits, the +-P/2 test, the rounding and the store. Read off the sm_90 SASS
+#: of the base-2**31 kernel (nvcc 13.0); the ncu calibration of the previous, 32-bit limb
+#: kernel (1761 executed per complex output at 16 moduli) no longer applies.
+PHASE_B_FIXED_PER_DIGIT = 13
+PHASE_B_FIXED = 92
+#: partial reduction of an INT32 sum below 2**24: shift, mask, multiply-add by 2**16 mod p
+PARTIAL_INSTRUCTIONS = 3
 #: executed instructions of oz_residues_complex per complex element at 16 moduli (ncu,
 #: H200, 2026-11-21): the FP64 operations of the model plus conversions, stores, indexing
 RESIDUES_EXECUTED_16 = 770
 
 
-def _limbs32(num_moduli: int) -> int:
-    m = moduli_set(num_moduli)
-    return -(-((m.count * 256 * m.product).bit_length() + 1) // 32)
+def _digits31(num_moduli: int) -> int:
+    """Base-2**31 digits of P (and of every CRT weight) for the first ``num_moduli``."""
+    return -(-moduli_set(num_moduli).product.bit_length() // 31)
 
 
 def phase_b_instructions(num_moduli: int) -> int:
-    """Modelled INT32-pipe instructions of ``oz_reconstruct_complex`` per complex output."""
-    limbs = _limbs32(num_moduli)
-    per_modulus = 3 + 5 * MOD_INSTRUCTIONS  # 3 loads; t1, t2, t3, Re, Im reductions
-    per_part = 2 * num_moduli * limbs + PHASE_B_FIXED_PER_LIMB * limbs + PHASE_B_FIXED
+    """Modelled INT32-pipe instructions of ``oz_reconstruct_complex`` per complex output
+    (Karatsuba: three products per modulus)."""
+    digits = _digits31(num_moduli)
+    # 3 loads and their 64-bit addresses; 3 partial reductions; Re = T1 - T2 and
+    # Im = T3 - T1 - T2; one multiply-add per weight digit and part
+    per_modulus = 3 + 3 * 2 + 3 * PARTIAL_INSTRUCTIONS + 3 + 2 * digits
+    per_part = PHASE_B_FIXED_PER_DIGIT * digits + PHASE_B_FIXED
     return num_moduli * per_modulus + 2 * per_part
 
 

@@ -12,16 +12,16 @@ from functools import cache
 
 import numpy as np
 
-from ...ozaki.moduli import ModuliSet, int_to_limbs, limbs_needed
+from ...ozaki.moduli import ModuliSet, int_to_limbs
 from ...ozaki.residue_system import FP8_DIGIT_MAX, FP8_EXACT_BITS, ResidueSystem
 from ...ozaki.scaling import BOUND_MANTISSA_BITS, FRACTION_BITS, MIN_TERM_SHIFT, ZERO_ROW_EXP
 
 __all__ = [
+    "DIGIT_BITS",
     "FP8_MAX_DIGITS",
     "FP8_TILE_K",
     "FP8_TILE_M",
     "FP8_TILE_N",
-    "LIMB_BITS",
     "NO_MACROS",
     "Macros",
     "fp8_k_block",
@@ -33,8 +33,9 @@ __all__ = [
     "scaling_macros",
 ]
 
-#: limb width of the GPU Kulisch accumulator
-LIMB_BITS = 32
+#: digit width of the GPU Kulisch accumulator (base 2**31: a weight digit is a signed
+#: 32-bit multiplier, so one IMAD.WIDE adds a residue's share to a 64-bit digit sum)
+DIGIT_BITS = 31
 
 #: the FP8 Phase A kernel's block tile (``kernels/gemm/fp8_phase_a.cu``: 8 warps, 2 x 4, of
 #: 32 x 16 outputs) and its k-step; FP8 residue planes are padded to a multiple of the k-step
@@ -123,8 +124,8 @@ def _join(values: Iterable[object]) -> str:
 
 def moduli_macros(moduli: ModuliSet | ResidueSystem, *, with_limbs: bool) -> Macros:
     """Moduli, ``2**24``/``2**48 mod p``, a Gaussian system's roots and inverses
-    (``OZ_GAUSSIAN``), and (Phase B) the CRT weights and ``P`` in limbs holding ``N
-    max(m_i) P``.
+    (``OZ_GAUSSIAN``), and (Phase B, ``with_limbs``) the CRT constants in base-``2**31``
+    digits.
 
     Cached on the moduli (equal sets give the same object) and the flag."""
     return _moduli_macros(moduli, with_limbs)
@@ -147,15 +148,44 @@ def _moduli_macros(moduli: ModuliSet | ResidueSystem, with_limbs: bool) -> Macro
             "OZ_GAUSS_INV2J": _join(inv2j for _, _, inv2j in roots),
         }
     if with_limbs:
-        limbs = limbs_needed(moduli.count * max(moduli.moduli) * moduli.product, LIMB_BITS)
-        weights = [limb for w in moduli.weights for limb in int_to_limbs(w, LIMB_BITS, limbs)]
-        macros |= {
-            "OZ_LIMBS": str(limbs),
-            "OZ_WEIGHT_LIMBS": _join(f"{w}u" for w in weights),
-            "OZ_P_LIMBS": _join(f"{w}u" for w in int_to_limbs(moduli.product, LIMB_BITS, limbs)),
-            "OZ_INV_P": (1.0 / moduli.product).hex(),
-        }
+        macros |= _crt_macros(moduli)
     return Macros(macros)
+
+
+def _crt_macros(moduli: ModuliSet | ResidueSystem) -> dict[str, str]:
+    """Phase B's CRT constants (``kernels/common/ozaki_common.cuh``, "CRT reconstruction"):
+    ``P`` and the weights ``W_i`` as ``OZ_DIGITS`` base-``2**31`` digits (each fits a
+    signed 32-bit multiplier); on a Gaussian system also ``W_i 2**-1`` and ``W_i
+    (2j)**-1 mod P``, which take a modulus' Re and Im straight from its two products;
+    ``2**16 mod p_i`` for the partial reductions; ``2**(31 t) / P`` and the threshold
+    below which the top ``t <= 3`` digits of a remainder prove it inside ``(-P/2, P/2)``."""
+    product = moduli.product
+    digits = -(-product.bit_length() // DIGIT_BITS)
+
+    def table(values: Iterable[int]) -> str:
+        return _join(d for v in values for d in int_to_limbs(v, DIGIT_BITS, digits))
+
+    dropped = DIGIT_BITS * max(0, digits - 3)  # the digits below the top three
+    macros = {
+        "OZ_DIGITS": str(digits),
+        "OZ_MAX_MODULUS": str(max(moduli.moduli)),
+        "OZ_POW16": _join(pow(2, 16, m) for m in moduli.moduli),
+        "OZ_P_DIGITS": table([product]),
+        "OZ_WEIGHT_DIGITS": table(moduli.weights),
+        "OZ_INV_P_TOP": (2.0**dropped / product).hex(),
+        "OZ_HALF_P_TOP": (product / 2.0 ** (dropped + 1) * (1.0 - 2.0**-40)).hex(),
+    }
+    if moduli.gaussian:
+        roots = moduli.roots
+        macros |= {
+            "OZ_WEIGHT_RE_DIGITS": table(
+                w * inv2 % product for w, (_, inv2, _) in zip(moduli.weights, roots, strict=True)
+            ),
+            "OZ_WEIGHT_IM_DIGITS": table(
+                w * inv2j % product for w, (_, _, inv2j) in zip(moduli.weights, roots, strict=True)
+            ),
+        }
+    return macros
 
 
 def phase_b_macros(moduli: ModuliSet | ResidueSystem, *, out_float: bool) -> Macros:
