@@ -110,6 +110,26 @@ __device__ __forceinline__ void oz_row_digits(const double* __restrict__ xr, lon
     }
 }
 
+// body(re, im, off) for every (row, 4 columns) quad of a rows x kp residue layout (kp % 4
+// == 0): re, im the exact digits of trunc(2**shift[row] x) for the quad's entries (zero
+// past k), off = row kp + h0 its offset in a plane. One flat grid-stride loop, so short
+// rows (stacks of small matrices) keep every thread busy.
+#ifdef __CUDACC__  // device code only (the host test build has no grid)
+template <int parts, typename F>
+__device__ __forceinline__ void oz_each_row_quad(const double* __restrict__ x, long long rows,
+                                                 long long k, long long kp,
+                                                 const int* __restrict__ shift, F body) {
+    const long long quads = kp / 4;
+    for (long long idx = blockIdx.x * (long long)blockDim.x + threadIdx.x; idx < rows * quads;
+         idx += (long long)gridDim.x * blockDim.x) {
+        const long long row = idx / quads, h0 = 4 * (idx % quads);
+        double re[4][3], im[4][3];
+        oz_row_digits<parts>(x + row * k * parts, h0, k, shift[row], re, im);
+        body(re, im, row * kp + h0);
+    }
+}
+#endif
+
 __device__ __forceinline__ int oz_residue(double d2, double d1, double d0, int i) {
     return oz_rmod(oz_congruent(d2, d1, d0, i), oz_moduli[i]);
 }

@@ -10,7 +10,7 @@
 #include "common/ozaki_common.cuh"
 #include "common/ozaki_fp8.cuh"
 
-// grid: one flat grid-stride loop over (row, 4 columns) pairs; kp % 4 == 0.
+// grid: common/ozaki_common.cuh, oz_each_row_quad.
 template <int parts>
 __device__ __forceinline__ void oz_fp8_residues_body(const double* __restrict__ x,
                                                      long long rows, long long k, long long kp,
@@ -19,15 +19,8 @@ __device__ __forceinline__ void oz_fp8_residues_body(const double* __restrict__ 
     const long long digit_stride = rows * kp;
     const long long plane_stride = OZ_FP8_MAX_DIGITS * digit_stride;
     const int nplanes = parts == 1 ? 1 : 3;
-    const long long quads = kp / 4;
-    for (long long idx = blockIdx.x * (long long)blockDim.x + threadIdx.x; idx < rows * quads;
-         idx += (long long)gridDim.x * blockDim.x) {
-        const long long row = idx / quads, h0 = 4 * (idx % quads);
-        const int sh = shift[row];
-        const double* xr = x + row * k * parts;
-        double re[4][3], im[4][3];
-        oz_row_digits<parts>(xr, h0, k, sh, re, im);
-        const long long off = row * kp + h0;
+    oz_each_row_quad<parts>(x, rows, k, kp, shift, [&](double (&re)[4][3], double (&im)[4][3],
+                                                      long long off) {
 #pragma unroll
         for (int i = 0; i < OZ_NUM_MODULI; ++i) {
             const int p = oz_moduli[i], s = oz_fp8_bases[i], d = oz_fp8_digits[i];
@@ -53,7 +46,7 @@ __device__ __forceinline__ void oz_fp8_residues_body(const double* __restrict__ 
                 }
             }
         }
-    }
+    });
 }
 
 extern "C" __global__ void __launch_bounds__(256)

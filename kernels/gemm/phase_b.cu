@@ -31,6 +31,20 @@ __device__ __forceinline__ void oz_batch_item(C& c, S& shift_a, S& shift_b, O& o
     shift_b += blockIdx.z * sb_batch;
     out += blockIdx.z * out_batch;
 }
+// body(i, j, s) for every output (i, j) of the item, s = -(shift_a[i] + shift_b[j]) the
+// output's exponent; grid-stride over rows (y) and columns (x).
+template <typename F>
+__device__ __forceinline__ void oz_each_output(long long m, long long nb,
+                                               const int* __restrict__ shift_a,
+                                               const int* __restrict__ shift_b, F body) {
+    for (long long i = blockIdx.y; i < m; i += gridDim.y) {
+        const int sa = shift_a[i];
+        for (long long j = blockIdx.x * (long long)blockDim.x + threadIdx.x; j < nb;
+             j += (long long)gridDim.x * blockDim.x)
+            body(i, j, -(sa + shift_b[j]));
+    }
+}
+
 extern "C" __global__ void oz_reconstruct_real(const int* __restrict__ c, long long m,
                                                long long nb, long long ldc,
                                                const int* __restrict__ shift_a,
@@ -40,21 +54,15 @@ extern "C" __global__ void oz_reconstruct_real(const int* __restrict__ c, long l
                                                long long sb_batch, long long out_batch) {
     oz_batch_item(c, shift_a, shift_b, out, m, c_batch, sb_batch, out_batch);
     const long long plane = m * ldc;
-    for (long long i = blockIdx.y; i < m; i += gridDim.y) {
-        const int sa = shift_a[i];
-        for (long long j = blockIdx.x * (long long)blockDim.x + threadIdx.x; j < nb;
-             j += (long long)gridDim.x * blockDim.x) {
-            const int* cij = c + i * ldc + j;
-            oz_i64 acc[OZ_DIGITS];
-            oz_crt_clear(acc);
+    oz_each_output(m, nb, shift_a, shift_b, [&](long long i, long long j, int s) {
+        const int* cij = c + i * ldc + j;
+        oz_i64 acc[OZ_DIGITS];
+        oz_crt_clear(acc);
 #pragma unroll
-            for (int l = 0; l < OZ_NUM_MODULI; ++l)
-                oz_crt_add(acc, oz_partial_residue(cij[l * plane], l),
-                           oz_weight_digits + l * OZ_DIGITS);
-            const int s = -(sa + shift_b[j]);
-            out[i * ld_out + j] = (oz_out_real)oz_crt_finish<OZ_PREC, OZ_EMIN, OZ_EMAX>(acc, s);
-        }
-    }
+        for (int l = 0; l < OZ_NUM_MODULI; ++l)
+            oz_crt_add(acc, oz_partial_residue(cij[l * plane], l), oz_weight_digits + l * OZ_DIGITS);
+        out[i * ld_out + j] = (oz_out_real)oz_crt_finish<OZ_PREC, OZ_EMIN, OZ_EMAX>(acc, s);
+    });
 }
 
 // complex products: common/ozaki_common.cuh, oz_crt_add_complex
@@ -67,24 +75,19 @@ extern "C" __global__ void __launch_bounds__(256, 2) oz_reconstruct_complex(cons
                                                   long long sb_batch, long long out_batch) {
     oz_batch_item(c, shift_a, shift_b, out, m, c_batch, sb_batch, out_batch);
     const long long plane = m * ldc;
-    for (long long i = blockIdx.y; i < m; i += gridDim.y) {
-        const int sa = shift_a[i];
-        for (long long j = blockIdx.x * (long long)blockDim.x + threadIdx.x; j < nb;
-             j += (long long)gridDim.x * blockDim.x) {
-            oz_i64 acc_re[OZ_DIGITS], acc_im[OZ_DIGITS];
-            oz_crt_clear(acc_re);
-            oz_crt_clear(acc_im);
+    oz_each_output(m, nb, shift_a, shift_b, [&](long long i, long long j, int s) {
+        oz_i64 acc_re[OZ_DIGITS], acc_im[OZ_DIGITS];
+        oz_crt_clear(acc_re);
+        oz_crt_clear(acc_im);
 #pragma unroll
-            for (int l = 0; l < OZ_NUM_MODULI; ++l)
-                oz_crt_add_complex(acc_re, acc_im, c + (long long)l * nprod * plane + i * ldc + j,
-                                   plane, nprod, l);
-            const int s = -(sa + shift_b[j]);
-            oz_out_complex v;
-            v.x = (oz_out_real)oz_crt_finish<OZ_PREC, OZ_EMIN, OZ_EMAX>(acc_re, s);
-            v.y = (oz_out_real)oz_crt_finish<OZ_PREC, OZ_EMIN, OZ_EMAX>(acc_im, s);
-            out[i * ld_out + j] = v;
-        }
-    }
+        for (int l = 0; l < OZ_NUM_MODULI; ++l)
+            oz_crt_add_complex(acc_re, acc_im, c + (long long)l * nprod * plane + i * ldc + j,
+                               plane, nprod, l);
+        oz_out_complex v;
+        v.x = (oz_out_real)oz_crt_finish<OZ_PREC, OZ_EMIN, OZ_EMAX>(acc_re, s);
+        v.y = (oz_out_real)oz_crt_finish<OZ_PREC, OZ_EMIN, OZ_EMAX>(acc_im, s);
+        out[i * ld_out + j] = v;
+    });
 }
 
 // k-blocking: acc = (acc + part) mod p for INT32 planes [modulus][product][m][ldc].

@@ -4,8 +4,7 @@
 // or on a Gaussian system (OZ_GAUSSIAN) two planes rmod(re + j im), rmod(re - j im).
 #include "common/ozaki_common.cuh"
 
-// grid: one flat grid-stride loop over (row, 4 columns) pairs, so short rows (stacks of
-// small matrices) keep every thread busy; kp % 4 == 0.
+// grid: common/ozaki_common.cuh, oz_each_row_quad.
 // layout: 1 real, 2 complex (Karatsuba planes), 3 complex on a Gaussian system
 template <int layout>
 __device__ __forceinline__ void oz_residues_body(const double* __restrict__ x, long long rows,
@@ -18,15 +17,8 @@ __device__ __forceinline__ void oz_residues_body(const double* __restrict__ x, l
     constexpr int parts = layout == 1 ? 1 : 2;  // doubles per input entry
     constexpr int nplanes = layout == 1 ? 1 : (layout == 2 ? 3 : 2);
     const long long plane = rows * kp;
-    const long long quads = kp / 4;
-    for (long long idx = blockIdx.x * (long long)blockDim.x + threadIdx.x; idx < rows * quads;
-         idx += (long long)gridDim.x * blockDim.x) {
-        const long long row = idx / quads, h0 = 4 * (idx % quads);
-        const int s = shift[row];
-        const double* xr = x + row * k * parts;
-        double re[4][3], im[4][3];
-        oz_row_digits<parts>(xr, h0, k, s, re, im);
-        const long long off = row * kp + h0;
+    oz_each_row_quad<parts>(x, rows, k, kp, shift, [&](double (&re)[4][3], double (&im)[4][3],
+                                                      long long off) {
 #pragma unroll
         for (int i = 0; i < OZ_NUM_MODULI; ++i) {
             signed char* base = planes + (long long)i * nplanes * plane + off;
@@ -59,7 +51,7 @@ __device__ __forceinline__ void oz_residues_body(const double* __restrict__ x, l
                 }
             }
         }
-    }
+    });
 }
 
 extern "C" __global__ void __launch_bounds__(256, 4)

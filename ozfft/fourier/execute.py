@@ -24,6 +24,7 @@ import numpy as np
 
 from ..engines.base import Engine, ResidueStack
 from ..ozaki.moduli import moduli_set
+from ..ozaki.residues import symmetric_mod
 from ..scheme.fixed import fixed_left_product
 from ..scheme.gemm import fp8_system_for
 from .plan import FFTPlan
@@ -203,12 +204,6 @@ class StageExecutor(ColumnsExecutor):
 def _symmetric_residues(re: np.ndarray, im: np.ndarray, moduli) -> ResidueStack:
     """``(N, 2, ...)`` float32 symmetric residues (``|r| <= m/2``, exact) of the Gaussian
     integer matrix ``re + i im`` modulo every ``m`` (the FP8 moduli, up to ``32**3``)."""
-    planes = []
-    for m in moduli:
-        parts = []
-        for v in (re, im):
-            r = np.mod(np.asarray(v, np.int64), m)
-            r[r > m // 2] -= m
-            parts.append(r)
-        planes.append(np.stack(parts))
-    return ResidueStack(np.stack(planes).astype(np.float32), is_complex=True)
+    parts = [np.asarray(v, np.int64) for v in (re, im)]
+    planes = [np.stack([symmetric_mod(v, m, np.float32) for v in parts]) for m in moduli]
+    return ResidueStack(np.stack(planes), is_complex=True)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from .moduli import ModuliSet
@@ -9,12 +11,15 @@ from .moduli import ModuliSet
 __all__ = ["symmetric_int_residues", "symmetric_mod"]
 
 
-def symmetric_mod(values: np.ndarray, p: int) -> np.ndarray:
-    """Exact symmetric residue of an integer array, in ``[-(p-1)/2, p/2]``, as int8
-    (p = 256: +128 wraps to -128, the same class)."""
+def symmetric_mod(values: np.ndarray, p: int, dtype: Any = np.int8) -> np.ndarray:
+    """Exact symmetric residue of an integer array, in ``[-(p-1)/2, p/2]``, as ``dtype``
+    (int8: moduli up to 256, where +128 wraps to -128, the same class; float32 holds the
+    FP8 moduli's, up to ``32**3``, exactly)."""
     r = np.mod(values, p)
     r[r > p // 2] -= p
-    return r.astype(np.int16).astype(np.int8)
+    if np.dtype(dtype) == np.int8:
+        return r.astype(np.int16).astype(np.int8)
+    return r.astype(dtype)
 
 
 def symmetric_int_residues(values: np.ndarray, moduli: ModuliSet) -> np.ndarray:
