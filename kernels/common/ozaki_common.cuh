@@ -250,16 +250,18 @@ __device__ __forceinline__ int oz_sign_2r_plus(const oz_i64 (&r)[OZ_DIGITS], int
     return (top > 0 || nonzero) ? 1 : 0;
 }
 
-// r += dir P, digits renormalized
-__device__ __forceinline__ void oz_add_p(oz_i64 (&r)[OZ_DIGITS], int dir) {
+// r += m P with the digits renormalized (0 .. D-2 in [0, 2**31), the top one signed):
+// m = 0 normalizes a digit sum, m = -q takes the quotient's multiple off, m = +-1 corrects.
+// Exact for |m| < 2**31 and digit sums below 2**62.
+__device__ __forceinline__ void oz_add_multiple_p(oz_i64 (&r)[OZ_DIGITS], oz_i64 m) {
     oz_i64 carry = 0;
 #pragma unroll
     for (int l = 0; l < OZ_DIGITS - 1; ++l) {
-        const oz_i64 t = r[l] + dir * (oz_i64)oz_p_digits[l] + carry;
+        const oz_i64 t = r[l] + m * oz_p_digits[l] + carry;
         r[l] = t & OZ_DIGIT_MASK;
         carry = t >> 31;
     }
-    r[OZ_DIGITS - 1] += dir * (oz_i64)oz_p_digits[OZ_DIGITS - 1] + carry;
+    r[OZ_DIGITS - 1] += m * oz_p_digits[OZ_DIGITS - 1] + carry;
 }
 
 // Round mag * 2**shift (mag: non-negative 32-bit limbs) to the format (PREC, EMIN),
@@ -303,34 +305,20 @@ __device__ __forceinline__ double oz_round(const oz_u32 (&mag)[NL], int shift) {
 // x = the CRT integer of the sum X in acc (|x| < P/2), times 2**shift, rounded once.
 template <int PREC, int EMIN, int EMAX>
 __device__ __forceinline__ double oz_crt_finish(const oz_i64 (&acc)[OZ_DIGITS], int shift) {
-    oz_i64 d[OZ_DIGITS];  // X in digits: 0 .. D-2 in [0, 2**31), the top one signed
-    oz_i64 c = 0;
+    oz_i64 r[OZ_DIGITS];  // X, then x = X - q P, in digits
 #pragma unroll
-    for (int l = 0; l < OZ_DIGITS - 1; ++l) {
-        const oz_i64 t = acc[l] + c;
-        d[l] = t & OZ_DIGIT_MASK;
-        c = t >> 31;
-    }
-    d[OZ_DIGITS - 1] = acc[OZ_DIGITS - 1] + c;
+    for (int l = 0; l < OZ_DIGITS; ++l) r[l] = acc[l];
+    oz_add_multiple_p(r, 0);
     // q = round(X / P), |q| < 2**31 (|X| < 2**31 P); the digits below the top three move
     // X / P by less than 2**-60, so q is the nearest integer or off by one
-    const oz_i64 q = oz_low_int(fma(oz_top_digits(d), OZ_INV_P_TOP, OZ_MAGIC));
-    oz_i64 r[OZ_DIGITS];
-    c = 0;
-#pragma unroll
-    for (int l = 0; l < OZ_DIGITS - 1; ++l) {
-        const oz_i64 t = d[l] - q * oz_p_digits[l] + c;
-        r[l] = t & OZ_DIGIT_MASK;
-        c = t >> 31;
-    }
-    r[OZ_DIGITS - 1] = d[OZ_DIGITS - 1] - q * oz_p_digits[OZ_DIGITS - 1] + c;
+    oz_add_multiple_p(r, -(oz_i64)oz_low_int(fma(oz_top_digits(r), OZ_INV_P_TOP, OZ_MAGIC)));
     // the top digits prove |r| < P/2 (their error is far below the 2**-40 margin), else
     // decide exactly: the true x satisfies -P/2 < x < P/2
     if (fabs(oz_top_digits(r)) >= OZ_HALF_P_TOP) {
         if (oz_sign_2r_plus(r, -1) > 0) {
-            oz_add_p(r, -1);
+            oz_add_multiple_p(r, -1);
         } else if (oz_sign_2r_plus(r, 1) < 0) {
-            oz_add_p(r, 1);
+            oz_add_multiple_p(r, 1);
         }
     }
     const bool negative = r[OZ_DIGITS - 1] < 0;
