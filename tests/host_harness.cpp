@@ -9,10 +9,37 @@
 #define __forceinline__ inline
 #define __constant__ static const
 #define __clz(x) __builtin_clz(x)
+#define __clzll(x) __builtin_clzll(x)
 
 #include "common/ozaki_common.cuh"
 
 extern "C" {
+
+// kernels/gemm/scaling.cu's row statistics of finite rows (rows x width doubles), from
+// the same per-entry integer helpers
+void oz_host_row_stats(const double* x, long rows, long width, int* max_exp, long long* sumsq) {
+    for (long row = 0; row < rows; ++row) {
+        const double* xr = x + row * width;
+        int top = OZ_ZERO_ROW_EXP;
+        for (long h = 0; h < width; ++h) {
+            oz_u64 mag;
+            __builtin_memcpy(&mag, xr + h, sizeof mag);
+            mag &= 0x7fffffffffffffffULL;
+            int e, c;
+            if (mag != 0) oz_frexp_bound(mag, e, c);
+            if (mag != 0 && e > top) top = e;
+        }
+        oz_i64 acc = 0;
+        for (long h = 0; h < width; ++h) {
+            oz_u64 mag;
+            __builtin_memcpy(&mag, xr + h, sizeof mag);
+            mag &= 0x7fffffffffffffffULL;
+            if (mag != 0) acc += oz_sumsq_term(mag, top);
+        }
+        max_exp[row] = top;
+        sumsq[row] = acc;
+    }
+}
 
 // x with x = t_i (mod p_i), |x| < P/2, times 2**shift, rounded (t: any INT32 per modulus)
 void oz_host_crt_round(const int* t, const int* shift, double* out, long n, int binary32) {
@@ -39,22 +66,34 @@ void oz_host_crt_complex(const int* t, int nprod, const int* shift, double* re, 
     }
 }
 
+// residues of trunc(2**shift x) from three 24-bit digits (any modulus up to 2**15)
 void oz_host_residues(const double* x, const int* shift, int* out, long n) {
     for (long e = 0; e < n; ++e) {
-        double d2, d1, d0;
-        oz_digits(x[e], shift[e], d2, d1, d0);
-        for (int i = 0; i < OZ_NUM_MODULI; ++i) out[e * OZ_NUM_MODULI + i] = oz_residue(d2, d1, d0, i);
+        OzDigits24 d;
+        d.set(x[e], shift[e]);
+        for (int i = 0; i < OZ_NUM_MODULI; ++i) out[e * OZ_NUM_MODULI + i] = oz_residue(d, i);
     }
 }
+
+#ifdef OZ_POW40
+// the same from the two-digit split (INT8 moduli: kernels/gemm/residues.cu)
+void oz_host_residues40(const double* x, const int* shift, int* out, long n) {
+    for (long e = 0; e < n; ++e) {
+        OzSplit40 d;
+        d.set(x[e], shift[e]);
+        for (int i = 0; i < OZ_NUM_MODULI; ++i) out[e * OZ_NUM_MODULI + i] = oz_residue(d, i);
+    }
+}
+#endif
 
 #ifdef OZ_GAUSSIAN
 // the Gaussian planes rmod(re +- j im) of complex entries (x: re, im interleaved)
 void oz_host_gaussian_residues(const double* x, const int* shift, int* plus, int* minus,
                                long n) {
     for (long e = 0; e < n; ++e) {
-        double re[3], im[3];
-        oz_digits(x[2 * e], shift[e], re[2], re[1], re[0]);
-        oz_digits(x[2 * e + 1], shift[e], im[2], im[1], im[0]);
+        OzDigits24 re, im;
+        re.set(x[2 * e], shift[e]);
+        im.set(x[2 * e + 1], shift[e]);
         for (int i = 0; i < OZ_NUM_MODULI; ++i)
             oz_gaussian_residues(re, im, i, plus[e * OZ_NUM_MODULI + i],
                                  minus[e * OZ_NUM_MODULI + i]);

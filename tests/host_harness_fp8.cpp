@@ -28,9 +28,9 @@ void oz_host_fp8_digits(const int* r, long n, int i, uint8_t* out) {
 // the symmetric residue modulo m_i of trunc(2**shift x), as the FP8 residues kernel forms it
 void oz_host_fp8_residues(const double* x, const int* shift, int* out, long n, int i) {
     for (long e = 0; e < n; ++e) {
-        double d2, d1, d0;
-        oz_digits(x[e], shift[e], d2, d1, d0);
-        out[e] = oz_residue(d2, d1, d0, i);
+        OzDigits24 d;
+        d.set(x[e], shift[e]);
+        out[e] = oz_residue(d, i);
     }
 }
 }

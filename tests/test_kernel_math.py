@@ -16,6 +16,7 @@ from ozfft.engines.cuda.constants import moduli_macros, scaling_macros
 from ozfft.engines.cuda.sources import kernel_dir
 from ozfft.engines.numpy.phase_b import FLOAT32, FLOAT64, kulisch_reconstruct
 from ozfft.engines.numpy.residues import residues as numpy_residues
+from ozfft.engines.numpy.scaling import row_stats as numpy_row_stats
 from ozfft.ozaki.moduli import moduli_set
 from ozfft.ozaki.residue_system import gaussian_system
 
@@ -173,20 +174,65 @@ def test_kernel_crt_complex_matches_python_integers(harness, system, nprod, rng)
     np.testing.assert_array_equal(im, [round_f64(v * f) for v, f in zip(xi, scale, strict=True)])
 
 
+def _residue_inputs(rng, n):
+    """Entries over many binades with shifts that put |2**s x| anywhere up to 2**79 (the
+    scaling's contract), plus zeros, subnormals and exact powers of two at the top."""
+    x = rng.standard_normal(n) * np.exp(rng.uniform(-30, 30, n))
+    x[:6] = [0.0, -0.0, 5e-324, -1.5, 2.0**-1074, -(2.0**60)]
+    top = np.frexp(x)[1]
+    shifts = np.where(x != 0, 79 - top, 0)  # |2**s x| in [2**78, 2**79)
+    shifts[1::3] -= rng.integers(0, 120, shifts[1::3].size)  # and every smaller size
+    shifts[5] = 79 - 61  # -(2**78) exactly
+    return x, shifts.astype(np.int32)
+
+
 @pytest.mark.parametrize("count", [2, 9, 16, 20])
-def test_kernel_residues_match_numpy_engine(harness, count, rng):
+@pytest.mark.parametrize("digits", ["oz_host_residues", "oz_host_residues40"])
+def test_kernel_residues_match_numpy_engine(harness, count, digits, rng):
+    """Both digit splits of kernels/gemm/residues.cu (three 24-bit digits; hi 2**40 + lo
+    with the residue from the low words) give the NumPy engine's residue classes, in
+    [-p/2, p/2], for scaled entries up to 2**79."""
     lib = harness(count)
     moduli = moduli_set(count)
-    x = rng.standard_normal(4000) * np.exp(rng.uniform(-30, 30, 4000))
-    x[:5] = [0.0, -0.0, 5e-324, -1.5, 2.0**-1074]
-    shifts = rng.integers(-100, 30, 4000).astype(np.int32)  # |2**s x| < 2**79 (the contract)
+    x, shifts = _residue_inputs(rng, 4000)
     out = np.empty((4000, count), np.int32)
-    lib.oz_host_residues(_ptr(x), _ptr(shifts), _ptr(out), ctypes.c_long(4000))
+    getattr(lib, digits)(_ptr(x), _ptr(shifts), _ptr(out), ctypes.c_long(4000))
     ref = numpy_residues(x[:, None], shifts.astype(np.int64), moduli).planes[:, :, 0].T
+    scaled = [int(np.trunc(np.ldexp(v, s))) for v, s in zip(x, shifts, strict=True)]
+    assert 2**78 < max(abs(v) for v in scaled) < 2**79
     for i, p in enumerate(moduli.moduli):
+        exact = np.array([v % p for v in scaled])
         # same residue class; both in [-p/2, p/2] (p = 256 may differ by the sign of 128)
-        assert np.all((out[:, i] - ref[:, i]) % p == 0)
+        assert np.all((out[:, i] - exact) % p == 0)
+        assert np.all((ref[:, i].astype(np.int64) - exact) % p == 0)
         assert np.all(np.abs(out[:, i]) <= p // 2)
+
+
+def test_kernel_row_stats_match_numpy_engine(harness, rng):
+    """kernels/gemm/scaling.cu's integer frexp/ceil/ldexp (oz_frexp_bound, oz_sumsq_term)
+    give the NumPy engine's row exponents and sums of squares bit for bit: rows over every
+    binade, subnormals (the clz normalization), zeros, exact powers of two and mantissas
+    at the 7-bit bound's rounding edges, and rows whose small terms fall below 2**-62."""
+    lib = harness(16)
+    rows, width = 300, 64
+    x = rng.standard_normal((rows, width)) * np.exp(rng.uniform(-700, 700, (rows, 1)))
+    x[0] = rng.integers(1, 2**52, width) * 2.0**-1074  # subnormals of every length
+    x[1, ::2] = 0.0
+    x[2] = np.ldexp(1.0, rng.integers(-1074, 1023, width))  # powers of two incl. 2**-1074
+    x[3] = np.ldexp(rng.integers(64, 128, width) / 128.0, 5)  # on the 7-bit grid
+    x[3, 1::2] = np.nextafter(x[3, 1::2], np.inf)  # and just above it
+    x[4] = np.ldexp(rng.standard_normal(width), rng.integers(-1000, 1000, width))
+    x[5] = 0.0  # rows 6..39: spreads that put terms below 2**-62
+    x[6:40] = rng.standard_normal((34, width)) * np.exp(rng.uniform(-300, 300, (34, width)))
+    x = np.ascontiguousarray(x)
+    max_exp = np.empty(rows, np.int32)
+    sumsq = np.empty(rows, np.int64)
+    lib.oz_host_row_stats(
+        _ptr(x), ctypes.c_long(rows), ctypes.c_long(width), _ptr(max_exp), _ptr(sumsq)
+    )
+    want_exp, want_sumsq = numpy_row_stats(x, "a", need_sumsq=True)
+    np.testing.assert_array_equal(max_exp, want_exp)
+    np.testing.assert_array_equal(sumsq, want_sumsq)
 
 
 def test_kernel_mod_nonneg(harness, rng):

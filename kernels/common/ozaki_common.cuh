@@ -13,6 +13,38 @@ typedef unsigned int oz_u32;
 typedef unsigned long long oz_u64;
 typedef long long oz_i64;
 
+#ifdef OZ_BOUND_MANTISSA_BITS
+// ---- Scaling statistics (gemm/scaling.cu) --------------------------------------------
+// frexp of a finite nonzero double from its bits, in integers: x = f 2**e with 1/2 <= |f|
+// < 1, and c = ceil(2**OZ_BOUND_MANTISSA_BITS |f|) (subnormals normalized first).
+__device__ __forceinline__ void oz_frexp_bound(oz_u64 bits, int& e, int& c) {
+    const oz_u64 field = (bits >> 52) & 0x7ff;
+    oz_u64 mant = bits & 0xfffffffffffffULL;  // |f| = (2**52 + mant) / 2**53 when normal
+    if (field == 0) {                         // subnormal: x = mant 2**-1074, mant != 0
+        const int lead = __clzll((long long)mant) - 11;  // shift the top bit to bit 52
+        mant <<= lead;
+        e = -1021 - lead;
+    } else {
+        mant |= 1ULL << 52;
+        e = (int)field - 1022;
+    }
+    constexpr int drop = 53 - OZ_BOUND_MANTISSA_BITS;  // |f| 2**B = mant / 2**drop
+    c = (int)((mant + ((1ULL << drop) - 1)) >> drop);
+}
+
+// A finite nonzero entry's term of the fast-mode sum of squares in a row of exponent
+// row_max: ceil(c**2 2**s), s = max(2 (e - row_max) + F, MIN) <= F, in exact integers
+// (mag: the entry's bits without the sign).
+__device__ __forceinline__ oz_i64 oz_sumsq_term(oz_u64 mag, int row_max) {
+    int e, c;
+    oz_frexp_bound(mag, e, c);
+    int s = 2 * (e - row_max) + OZ_FRACTION_BITS;
+    s = s > OZ_MIN_TERM_SHIFT ? s : OZ_MIN_TERM_SHIFT;
+    const oz_i64 sq = (oz_i64)(c * c);
+    return s >= 0 ? sq << s : (sq + ((1LL << -s) - 1)) >> -s;
+}
+#endif
+
 #ifdef OZ_NUM_MODULI
 
 // p_i (compile-time constants: `x % oz_moduli[i]` in unrolled loops becomes
@@ -20,6 +52,11 @@ typedef long long oz_i64;
 __device__ constexpr int oz_moduli[OZ_NUM_MODULI] = {OZ_MODULI};
 __constant__ double oz_pow24[OZ_NUM_MODULI] = {OZ_POW24};
 __constant__ double oz_pow48[OZ_NUM_MODULI] = {OZ_POW48};
+#ifdef OZ_POW40
+// 2**40 mod p_i (INT8 moduli: oz_residue of OzSplit40), as a double and as an integer
+__device__ constexpr double oz_pow40[OZ_NUM_MODULI] = {OZ_POW40};
+__device__ constexpr int oz_pow40_int[OZ_NUM_MODULI] = {OZ_POW40};
+#endif
 
 #ifdef OZ_GAUSSIAN
 // Gaussian systems (every modulus has j with j*j = -1 mod p): the symmetric root j, and
@@ -76,46 +113,78 @@ __device__ __forceinline__ double oz_scale2(double v, int e) {
     return v * oz_pow2(half) * oz_pow2(e - half);
 }
 
-// Residues of trunc(2**shift * x) for every modulus, from exact 24-bit digits.
-__device__ __forceinline__ void oz_digits(double x, int shift, double& d2, double& d1,
-                                          double& d0) {
-    double scaled = trunc(scalbn(x, shift));
-    d2 = trunc(scaled * 0x1p-48);
-    double rest = scaled - d2 * 0x1p48;
-    d1 = trunc(rest * 0x1p-24);
-    d0 = rest - d1 * 0x1p24;
+// trunc(2**shift x) for finite x with |2**shift x| < 2**1023: oz_scale2 rounds twice only
+// where its first product underflows, and then the result is below 1 and truncates to 0,
+// as trunc(scalbn(x, shift)) does.
+__device__ __forceinline__ double oz_scaled_trunc(double x, int shift) {
+    return trunc(oz_scale2(x, shift));
 }
 
-// d2 2**48 + d1 2**24 + d0 reduced only in its digit weights: an integer congruent to it
-// modulo p_i, |.| < 2**39.
-__device__ __forceinline__ double oz_congruent(double d2, double d1, double d0, int i) {
-    return d2 * oz_pow48[i] + d1 * oz_pow24[i] + d0;
+// The exact digits of a' = trunc(2**shift x) that the residue kernels reduce; |a'| < 2**79
+// (the scaling's contract, docs/numerics.md step 2). Each kind sets itself from (x, shift)
+// and is zero past the row's end.
+// OzDigits24: a' = d2 2**48 + d1 2**24 + d0, each below 2**31 in magnitude, so that
+//   d2 (2**48 mod m) + d1 (2**24 mod m) + d0 stays below 2**47 for moduli m <= 2**15
+//   (FP8 systems; the Gaussian planes, which combine two parts).
+// OzSplit40:  a' = hi 2**40 + lo, |hi| < 2**39 and |lo| < 2**40, with the low 32-bit words
+//   of both: one FMA gives a congruent value below 2**47 for moduli <= 256 (oz_residue).
+struct OzDigits24 {
+    double d2, d1, d0;
+    __device__ __forceinline__ void set(double x, int shift) {
+        const double scaled = oz_scaled_trunc(x, shift);
+        d2 = trunc(scaled * 0x1p-48);
+        const double rest = scaled - d2 * 0x1p48;
+        d1 = trunc(rest * 0x1p-24);
+        d0 = rest - d1 * 0x1p24;
+    }
+    __device__ __forceinline__ void clear() { d2 = d1 = d0 = 0.0; }
+};
+
+struct OzSplit40 {
+    double hi, lo;
+    oz_u32 hi32, lo32;  // hi and lo modulo 2**32
+    __device__ __forceinline__ void set(double x, int shift) {
+        const double scaled = oz_scaled_trunc(x, shift);
+        hi = trunc(scaled * 0x1p-40);
+        lo = scaled - hi * 0x1p40;  // exact: both on the grid of scaled, |lo| < 2**40
+        hi32 = (oz_u32)oz_low_int(hi + OZ_MAGIC);
+        lo32 = (oz_u32)oz_low_int(lo + OZ_MAGIC);
+    }
+    __device__ __forceinline__ void clear() {
+        hi = lo = 0.0;
+        hi32 = lo32 = 0u;
+    }
+};
+
+// An integer congruent to d2 2**48 + d1 2**24 + d0 modulo p_i, |.| < 2**39 for INT8
+// moduli (2**47 for moduli up to 2**15).
+__device__ __forceinline__ double oz_congruent(const OzDigits24& d, int i) {
+    return d.d2 * oz_pow48[i] + d.d1 * oz_pow24[i] + d.d0;
 }
 
-// The exact 24-bit digits of trunc(2**shift x) for entries h0 .. h0 + 3 of a row (zero
-// past k); complex rows interleave re and im (parts = 2), real rows leave im zero.
-template <int parts>
+// The exact digits of trunc(2**shift x) for entries h0 .. h0 + 3 of a row (zero past k);
+// complex rows interleave re and im (parts = 2), real rows leave im zero.
+template <int parts, typename D>
 __device__ __forceinline__ void oz_row_digits(const double* __restrict__ xr, long long h0,
-                                              long long k, int shift, double (&re)[4][3],
-                                              double (&im)[4][3]) {
+                                              long long k, int shift, D (&re)[4], D (&im)[4]) {
 #pragma unroll
     for (int e = 0; e < 4; ++e) {
         const long long h = h0 + e;
-        re[e][0] = re[e][1] = re[e][2] = 0.0;
-        im[e][0] = im[e][1] = im[e][2] = 0.0;
+        re[e].clear();
+        im[e].clear();
         if (h < k) {
-            oz_digits(xr[h * parts], shift, re[e][2], re[e][1], re[e][0]);
-            if (parts == 2) oz_digits(xr[h * 2 + 1], shift, im[e][2], im[e][1], im[e][0]);
+            re[e].set(xr[h * parts], shift);
+            if (parts == 2) im[e].set(xr[h * 2 + 1], shift);
         }
     }
 }
 
 // body(re, im, off) for every (row, 4 columns) quad of a rows x kp residue layout (kp % 4
-// == 0): re, im the exact digits of trunc(2**shift[row] x) for the quad's entries (zero
+// == 0): re, im the exact digits D of trunc(2**shift[row] x) for the quad's entries (zero
 // past k), off = row kp + h0 its offset in a plane. One flat grid-stride loop, so short
 // rows (stacks of small matrices) keep every thread busy.
 #ifdef __CUDACC__  // device code only (the host test build has no grid)
-template <int parts, typename F>
+template <int parts, typename D, typename F>
 __device__ __forceinline__ void oz_each_row_quad(const double* __restrict__ x, long long rows,
                                                  long long k, long long kp,
                                                  const int* __restrict__ shift, F body) {
@@ -123,26 +192,41 @@ __device__ __forceinline__ void oz_each_row_quad(const double* __restrict__ x, l
     for (long long idx = blockIdx.x * (long long)blockDim.x + threadIdx.x; idx < rows * quads;
          idx += (long long)gridDim.x * blockDim.x) {
         const long long row = idx / quads, h0 = 4 * (idx % quads);
-        double re[4][3], im[4][3];
+        D re[4], im[4];
         oz_row_digits<parts>(x + row * k * parts, h0, k, shift[row], re, im);
         body(re, im, row * kp + h0);
     }
 }
 #endif
 
-__device__ __forceinline__ int oz_residue(double d2, double d1, double d0, int i) {
-    return oz_rmod(oz_congruent(d2, d1, d0, i), oz_moduli[i]);
+// Symmetric residue modulo p_i of the digits' value (any modulus up to 2**15).
+__device__ __forceinline__ int oz_residue(const OzDigits24& d, int i) {
+    return oz_rmod(oz_congruent(d, i), oz_moduli[i]);
 }
+
+#ifdef OZ_POW40
+// Symmetric residue modulo an INT8 modulus p_i (<= 256) of hi 2**40 + lo: r = hi (2**40 mod
+// p_i) + lo is exact (|r| < 2**39 * 254 + 2**40 < 2**47), q = rint(r / p_i) is the low
+// word of the fused r fl(1/p_i) + MAGIC (oz_rmod's argument), and r - q p_i is evaluated
+// on the low 32-bit words, exact because it lies in [-p_i/2, p_i/2]. Two FP64 FMAs and
+// two integer multiply-adds (oz_rmod of a congruent value: six FP64 operations).
+__device__ __forceinline__ int oz_residue(const OzSplit40& d, int i) {
+    const int p = oz_moduli[i];
+    const double r = fma(d.hi, oz_pow40[i], d.lo);
+    const oz_u32 q = (oz_u32)oz_low_int(fma(r, 1.0 / (double)p, OZ_MAGIC));
+    return (int)(d.hi32 * (oz_u32)oz_pow40_int[i] + d.lo32 - q * (oz_u32)p);
+}
+#endif
 
 #ifdef OZ_GAUSSIAN
 // The Gaussian planes of one complex entry modulo p_i, from the digits of its parts:
 // rmod(R + j I) and rmod(R - j I), R and I its parts reduced in their digit weights only
 // (|R + j I| < 2**39 * 121 < 2**47, exact for oz_rmod).
-__device__ __forceinline__ void oz_gaussian_residues(const double (&re)[3], const double (&im)[3],
+__device__ __forceinline__ void oz_gaussian_residues(const OzDigits24& re, const OzDigits24& im,
                                                      int i, int& plus, int& minus) {
     const double j = (double)oz_gauss_root[i];
-    const double r = oz_congruent(re[2], re[1], re[0], i);
-    const double m = oz_congruent(im[2], im[1], im[0], i);
+    const double r = oz_congruent(re, i);
+    const double m = oz_congruent(im, i);
     plus = oz_rmod(fma(j, m, r), oz_moduli[i]);
     minus = oz_rmod(fma(-j, m, r), oz_moduli[i]);
 }

@@ -19,8 +19,9 @@ __device__ __forceinline__ void oz_fp8_residues_body(const double* __restrict__ 
     const long long digit_stride = rows * kp;
     const long long plane_stride = OZ_FP8_MAX_DIGITS * digit_stride;
     const int nplanes = parts == 1 ? 1 : 3;
-    oz_each_row_quad<parts>(x, rows, k, kp, shift, [&](double (&re)[4][3], double (&im)[4][3],
-                                                      long long off) {
+    oz_each_row_quad<parts, OzDigits24>(x, rows, k, kp, shift, [&](OzDigits24 (&re)[4],
+                                                                  OzDigits24 (&im)[4],
+                                                                  long long off) {
 #pragma unroll
         for (int i = 0; i < OZ_NUM_MODULI; ++i) {
             const int p = oz_moduli[i], s = oz_fp8_bases[i], d = oz_fp8_digits[i];
@@ -28,10 +29,10 @@ __device__ __forceinline__ void oz_fp8_residues_body(const double* __restrict__ 
             int cr[4][OZ_FP8_MAX_DIGITS], ci[4][OZ_FP8_MAX_DIGITS], cs[4][OZ_FP8_MAX_DIGITS];
 #pragma unroll
             for (int e = 0; e < 4; ++e) {
-                const int rr = oz_residue(re[e][2], re[e][1], re[e][0], i);
+                const int rr = oz_residue(re[e], i);
                 oz_fp8_split(rr, s, d, cr[e]);
                 if (parts == 2) {
-                    const int ri = oz_residue(im[e][2], im[e][1], im[e][0], i);
+                    const int ri = oz_residue(im[e], i);
                     oz_fp8_split(ri, s, d, ci[e]);
                     oz_fp8_split(oz_rmod((double)(rr + ri), p), s, d, cs[e]);
                 }

@@ -4,6 +4,23 @@
 // or on a Gaussian system (OZ_GAUSSIAN) two planes rmod(re + j im), rmod(re - j im).
 #include "common/ozaki_common.cuh"
 
+// The digits each entry is split into: two (OzSplit40, oz_residue: two FP64 FMAs per
+// modulus) where every modulus is at most 256, else three (OzDigits24); the Gaussian planes
+// combine both parts before their one reduction and take three.
+#ifdef OZ_POW40
+typedef OzSplit40 OzEntryDigits;
+#else
+typedef OzDigits24 OzEntryDigits;
+#endif
+template <bool three, typename A, typename B>
+struct OzPick {
+    typedef A type;
+};
+template <typename A, typename B>
+struct OzPick<false, A, B> {
+    typedef B type;
+};
+
 // grid: common/ozaki_common.cuh, oz_each_row_quad.
 // layout: 1 real, 2 complex (Karatsuba planes), 3 complex on a Gaussian system
 template <int layout>
@@ -16,14 +33,15 @@ __device__ __forceinline__ void oz_residues_body(const double* __restrict__ x, l
 #endif
     constexpr int parts = layout == 1 ? 1 : 2;  // doubles per input entry
     constexpr int nplanes = layout == 1 ? 1 : (layout == 2 ? 3 : 2);
+    typedef typename OzPick<layout == 3, OzDigits24, OzEntryDigits>::type D;
     const long long plane = rows * kp;
-    oz_each_row_quad<parts>(x, rows, k, kp, shift, [&](double (&re)[4][3], double (&im)[4][3],
-                                                      long long off) {
+    oz_each_row_quad<parts, D>(x, rows, k, kp, shift, [&](D (&re)[4], D (&im)[4],
+                                                         long long off) {
 #pragma unroll
         for (int i = 0; i < OZ_NUM_MODULI; ++i) {
             signed char* base = planes + (long long)i * nplanes * plane + off;
             const int p = oz_moduli[i];
-            if (layout == 3) {
+            if constexpr (layout == 3) {
 #ifdef OZ_GAUSSIAN
                 // rmod(re +- j im) straight from the digits (oz_gaussian_residues)
                 int rp[4], rm[4];
@@ -36,8 +54,8 @@ __device__ __forceinline__ void oz_residues_body(const double* __restrict__ x, l
                 int rr[4], ri[4];
 #pragma unroll
                 for (int e = 0; e < 4; ++e) {
-                    rr[e] = oz_residue(re[e][2], re[e][1], re[e][0], i);
-                    ri[e] = parts == 2 ? oz_residue(im[e][2], im[e][1], im[e][0], i) : 0;
+                    rr[e] = oz_residue(re[e], i);
+                    ri[e] = parts == 2 ? oz_residue(im[e], i) : 0;
                 }
                 *reinterpret_cast<char4*>(base) = make_char4(rr[0], rr[1], rr[2], rr[3]);
                 if (layout == 2) {

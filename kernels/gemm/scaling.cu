@@ -30,11 +30,35 @@ struct OzSum {
     __device__ oz_i64 operator()(oz_i64 a, oz_i64 b) const { return a + b; }
 };
 
+// f(bits) for the entries h = threadIdx.x + j blockDim.x < width of a row, their loads
+// issued OZ_STATS_LOADS at a time (one load per warp in flight left the kernel at a third
+// of the memory bandwidth); zero bits past the end, which every statistic skips.
+#ifndef OZ_STATS_LOADS
+#define OZ_STATS_LOADS 4
+#endif
+template <typename F>
+__device__ __forceinline__ void oz_each_entry(const oz_u64* __restrict__ xr, long long width,
+                                              F f) {
+    const long long stride = blockDim.x;
+    for (long long h0 = threadIdx.x; h0 < width; h0 += OZ_STATS_LOADS * stride) {
+        oz_u64 v[OZ_STATS_LOADS];
+#pragma unroll
+        for (int u = 0; u < OZ_STATS_LOADS; ++u) {
+            const long long h = h0 + u * stride;
+            v[u] = h < width ? xr[h] : 0ULL;
+        }
+#pragma unroll
+        for (int u = 0; u < OZ_STATS_LOADS; ++u) f(v[u]);
+    }
+}
+
 // One block per row of `width` doubles (a complex row is 2k doubles: both parts count).
 // max_exp: largest frexp exponent of a nonzero entry (OZ_ZERO_ROW_EXP if none);
 // sumsq: sum of ceil(c*c*2**max(2(e-E)+F, MIN)) with c = ceil(128|f|) (fast mode);
 // counts[0], counts[1]: NaN and Inf entries of the whole operand.
-extern "C" __global__ void oz_row_stats(const double* __restrict__ x, long long rows,
+// All of it on the doubles' bits with integer instructions (oz_frexp_bound, oz_sumsq_term in
+// common/ozaki_common.cuh): the same integers as frexp/ceil/ldexp in float64 (ozfft/engines/numpy/scaling.py).
+extern "C" __global__ void __launch_bounds__(1024, 2) oz_row_stats(const double* __restrict__ x, long long rows,
                                         long long width, int need_sumsq,
                                         int* __restrict__ max_exp,
                                         long long* __restrict__ sumsq,
@@ -42,22 +66,23 @@ extern "C" __global__ void oz_row_stats(const double* __restrict__ x, long long 
     __shared__ int s_int[32];
     __shared__ oz_i64 s_i64[32];
     __shared__ int s_row_max;
+    const oz_u64* xbits = reinterpret_cast<const oz_u64*>(x);
+    constexpr oz_u64 abs_mask = 0x7fffffffffffffffULL, inf_bits = 0x7ff0000000000000ULL;
     for (long long row = blockIdx.x; row < rows; row += gridDim.x) {
-        const double* xr = x + row * width;
+        const oz_u64* xr = xbits + row * width;
         int local = OZ_ZERO_ROW_EXP;
         unsigned nans = 0, infs = 0;
-        for (long long h = threadIdx.x; h < width; h += blockDim.x) {
-            double v = xr[h];
-            if (isnan(v)) {
-                ++nans;
-            } else if (isinf(v)) {
-                ++infs;
-            } else if (v != 0.0) {
-                int e;
-                frexp(v, &e);
+        oz_each_entry(xr, width, [&](oz_u64 bits) {
+            const oz_u64 mag = bits & abs_mask;
+            if (mag >= inf_bits) {
+                nans += mag != inf_bits;
+                infs += mag == inf_bits;
+            } else if (mag != 0) {
+                int e, c;
+                oz_frexp_bound(mag, e, c);
                 local = e > local ? e : local;
             }
-        }
+        });
         if (nans) atomicAdd(&counts[0], (unsigned long long)nans);
         if (infs) atomicAdd(&counts[1], (unsigned long long)infs);
         int row_max = oz_block_reduce(local, OzMax(), (int)OZ_ZERO_ROW_EXP, s_int);
@@ -69,17 +94,10 @@ extern "C" __global__ void oz_row_stats(const double* __restrict__ x, long long 
         row_max = s_row_max;
         if (need_sumsq) {
             oz_i64 acc = 0;
-            for (long long h = threadIdx.x; h < width; h += blockDim.x) {
-                double v = xr[h];
-                if (v != 0.0 && isfinite(v)) {
-                    int e;
-                    double f = frexp(v, &e);
-                    double c = ceil(fabs(f) * (double)(1 << OZ_BOUND_MANTISSA_BITS));
-                    int s = 2 * (e - row_max) + OZ_FRACTION_BITS;
-                    s = s > OZ_MIN_TERM_SHIFT ? s : OZ_MIN_TERM_SHIFT;
-                    acc += (oz_i64)ceil(scalbn(c * c, s));
-                }
-            }
+            oz_each_entry(xr, width, [&](oz_u64 bits) {
+                const oz_u64 mag = bits & abs_mask;
+                if (mag != 0 && mag < inf_bits) acc += oz_sumsq_term(mag, row_max);
+            });
             oz_i64 total = oz_block_reduce(acc, OzSum(), (oz_i64)0, s_i64);
             if (threadIdx.x == 0) sumsq[row] = total;
         }

@@ -123,7 +123,8 @@ def _join(values: Iterable[object]) -> str:
 
 
 def moduli_macros(moduli: ModuliSet | ResidueSystem, *, with_limbs: bool) -> Macros:
-    """Moduli, ``2**24``/``2**48 mod p``, a Gaussian system's roots and inverses
+    """Moduli, ``2**24``/``2**48 mod p`` (and ``2**40 mod p`` for moduli up to 256), a
+    Gaussian system's roots and inverses
     (``OZ_GAUSSIAN``), and (Phase B, ``with_limbs``) the CRT constants in base-``2**31``
     digits.
 
@@ -139,6 +140,8 @@ def _moduli_macros(moduli: ModuliSet | ResidueSystem, with_limbs: bool) -> Macro
         "OZ_POW24": _join(f"{pow(2, 24, p)}.0" for p in moduli.moduli),
         "OZ_POW48": _join(f"{pow(2, 48, p)}.0" for p in moduli.moduli),
     }
+    if max(moduli.moduli) <= 256:  # INT8 moduli: two-digit residues (oz_residue of OzSplit40)
+        macros["OZ_POW40"] = _join(pow(2, 40, p) for p in moduli.moduli)
     if moduli.gaussian:
         roots = moduli.roots
         macros |= {
