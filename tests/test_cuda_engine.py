@@ -95,6 +95,26 @@ def test_column_blocks_match(monkeypatch, rng):
     np.testing.assert_array_equal(got, want)
 
 
+@pytest.mark.parametrize("width", [700, 1024, 1025, 5000, 16384, 16385, 40000])
+def test_row_stats_kernels_match_numpy_engine(width, rng):
+    """Short rows (a block per row's width), rows held in registers (up to 16 values per
+    thread of 1024) and streamed rows (wider) give the NumPy engine's row exponents and
+    sums of squares bit for bit: wide exponent spreads, zeros, subnormals, a zero row."""
+    from ozfft.engines.numpy.scaling import row_stats as numpy_row_stats
+    from ozfft.engines.select import cuda_engine
+
+    rows = 7
+    x = rng.standard_normal((rows, width)) * np.exp(rng.uniform(-40, 40, (rows, width)))
+    x[1, ::3] = 0.0
+    x[2, : width // 2] = rng.integers(1, 2**52, width // 2) * 2.0**-1074
+    x[3] = 0.0
+    x[4, -1] = 1e300  # the row's largest entry is its last
+    st = cuda_engine().row_stats(cp.asarray(x), "a", need_sumsq=True)
+    want_exp, want_sumsq = numpy_row_stats(x, "a", need_sumsq=True)
+    np.testing.assert_array_equal(cp.asnumpy(st.max_exp), want_exp)
+    np.testing.assert_array_equal(cp.asnumpy(st.sumsq), want_sumsq)
+
+
 def test_workspace_too_small_states_bytes(monkeypatch):
     monkeypatch.setenv("OZFFT_WORKSPACE", "1000")
     a = cp.ones((512, 512))
@@ -115,12 +135,22 @@ def test_out_of_memory_states_bytes():
         pool.set_limit(size=old)
 
 
-def test_non_finite_on_gpu_names_operand():
-    a = cp.ones((4, 4))
-    b = cp.ones((4, 4))
+@pytest.mark.parametrize("kw", [{}, {"moduli": 15}, {"moduli": 15, "mode": "accurate"}])
+def test_non_finite_on_gpu_names_operand(kw):
+    """The plan's path checks the statistics before deciding; the explicit ``moduli=``
+    path defers the check until the residues are queued: the same errors either way,
+    and the engine is usable after them."""
+    a = cp.ones((40, 50))
+    b = cp.ones((50, 30))
     b[1, 1] = cp.nan
-    with pytest.raises(ozfft.NonFiniteInputError, match=r"operand 'b'.*NaN"):
-        ozfft.matmul(a, b)
+    with pytest.raises(ozfft.NonFiniteInputError, match=r"operand 'b'.*1 non-finite.*NaN"):
+        ozfft.matmul(a, b, **kw)
+    a[3, 7] = -cp.inf
+    a[4, 7] = cp.nan
+    with pytest.raises(ozfft.NonFiniteInputError, match=r"operand 'a'.*2 non-finite.*NaN and Inf"):
+        ozfft.matmul(a, b, **kw)
+    got = ozfft.matmul(cp.ones((40, 50)), cp.ones((50, 30)), **kw)
+    np.testing.assert_array_equal(cp.asnumpy(got), np.full((40, 30), 50.0))
 
 
 def test_runs_on_current_stream(rng):

@@ -71,15 +71,23 @@ def test_short_m_products_take_wide_blocks():
 
 
 def test_row_stats_launch_fits_the_rows():
-    """oz_row_stats: wide rows keep few blocks of 1024 threads; short rows (stacks of small
-    products) get a block no wider than the row's power of two and enough blocks to fill
-    the device (their reductions are order-free, so any launch gives the same bits)."""
+    """Row statistics: rows up to 16 values per thread of a 1024-thread block are held in
+    registers (one block per SM); wider rows keep two such blocks per SM; short rows
+    (stacks of small products) get a block no wider than the row's power of two and
+    enough blocks to fill the device (their reductions are order-free, so any launch
+    gives the same bits)."""
+    from ozfft.engines.cuda.constants import STATS_CACHED
     from ozfft.engines.cuda.engine import _STATS_THREADS, _stats_launch
 
-    assert _stats_launch(16384, 16384, 132) == (_STATS_THREADS, 264)
-    for rows, width in [(64000, 128), (1000, 33), (5, 1), (3, 5000), (10**6, 2)]:
-        threads, blocks = _stats_launch(rows, width, 132)
+    cached = "oz_row_stats_cached"
+    assert _stats_launch(16384, 16384, 132) == (cached, _STATS_THREADS, 132)
+    assert _stats_launch(100, _STATS_THREADS + 1, 132) == (cached, _STATS_THREADS, 100)
+    wide = _STATS_THREADS * STATS_CACHED + 1
+    assert _stats_launch(16384, wide, 132) == ("oz_row_stats", _STATS_THREADS, 264)
+    for rows, width in [(64000, 128), (1000, 33), (5, 1), (3, 5000), (10**6, 2), (9, 1024)]:
+        name, threads, blocks = _stats_launch(rows, width, 132)
         assert 32 <= threads <= _STATS_THREADS and threads & (threads - 1) == 0
         assert threads >= min(width, _STATS_THREADS) and (threads < 64 or threads < 2 * width)
         assert 1 <= blocks <= rows and threads * blocks <= 2048 * 132
-    assert _stats_launch(64000, 128, 132) == (128, 2112)
+        assert (name == cached) == (width > threads)
+    assert _stats_launch(64000, 128, 132) == ("oz_row_stats", 128, 2112)

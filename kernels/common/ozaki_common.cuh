@@ -427,8 +427,9 @@ __device__ __forceinline__ double oz_crt_finish(const oz_i64 (&acc)[OZ_DIGITS], 
     for (int l = 0; l < OZ_DIGITS; ++l)
         if (l >= k) mag[l] = l == k ? (oz_u32)window : 0u;
     double v = oz_round<PREC, EMIN>(mag, shift);
-    // overflow of a narrower format (binary32); binary64 overflow is already inf
-    if (v > scalbn(2.0 - scalbn(1.0, 1 - PREC), EMAX)) v = OZ_INF;
+    // overflow of binary32 (past its largest finite value); binary64 overflow is already inf
+    static_assert(PREC == 24 || PREC == 53, "binary32 or binary64 output");
+    if (PREC == 24 && v > 0x1.fffffep+127) v = OZ_INF;
     return negative ? -v : v;
 }
 

@@ -52,56 +52,116 @@ __device__ __forceinline__ void oz_each_entry(const oz_u64* __restrict__ xr, lon
     }
 }
 
-// One block per row of `width` doubles (a complex row is 2k doubles: both parts count).
+// Per-row statistics of one block (a complex row is 2k doubles: both parts count):
 // max_exp: largest frexp exponent of a nonzero entry (OZ_ZERO_ROW_EXP if none);
 // sumsq: sum of ceil(c*c*2**max(2(e-E)+F, MIN)) with c = ceil(128|f|) (fast mode);
 // counts[0], counts[1]: NaN and Inf entries of the whole operand.
 // All of it on the doubles' bits with integer instructions (oz_frexp_bound, oz_sumsq_term in
-// common/ozaki_common.cuh): the same integers as frexp/ceil/ldexp in float64 (ozfft/engines/numpy/scaling.py).
+// common/ozaki_common.cuh): the same integers as frexp/ceil/ldexp in float64
+// (ozfft/engines/numpy/scaling.py). `each(f)` calls f(bits) for this thread's entries of
+// the row (twice: the exponent first, then the sum of squares relative to it).
+struct OzRowShared {
+    int max_part[32];
+    oz_i64 sum_part[32];
+    int row_max;
+};
+template <typename Each>
+__device__ __forceinline__ void oz_row_stats_of(Each each, long long row, int need_sumsq,
+                                                int* __restrict__ max_exp,
+                                                long long* __restrict__ sumsq,
+                                                unsigned long long* __restrict__ counts,
+                                                OzRowShared& sh) {
+    constexpr oz_u64 abs_mask = 0x7fffffffffffffffULL, inf_bits = 0x7ff0000000000000ULL;
+    int local = OZ_ZERO_ROW_EXP;
+    unsigned nans = 0, infs = 0;
+    each([&](oz_u64 bits) {
+        const oz_u64 mag = bits & abs_mask;
+        if (mag >= inf_bits) {
+            nans += mag != inf_bits;
+            infs += mag == inf_bits;
+        } else if (mag != 0) {
+            int e, c;
+            oz_frexp_bound(mag, e, c);
+            local = e > local ? e : local;
+        }
+    });
+    if (nans) atomicAdd(&counts[0], (unsigned long long)nans);
+    if (infs) atomicAdd(&counts[1], (unsigned long long)infs);
+    int row_max = oz_block_reduce(local, OzMax(), (int)OZ_ZERO_ROW_EXP, sh.max_part);
+    if (threadIdx.x == 0) {
+        max_exp[row] = row_max;
+        sh.row_max = row_max;
+    }
+    __syncthreads();
+    row_max = sh.row_max;
+    if (need_sumsq) {
+        oz_i64 acc = 0;
+        each([&](oz_u64 bits) {
+            const oz_u64 mag = bits & abs_mask;
+            if (mag != 0 && mag < inf_bits) acc += oz_sumsq_term(mag, row_max);
+        });
+        oz_i64 total = oz_block_reduce(acc, OzSum(), (oz_i64)0, sh.sum_part);
+        if (threadIdx.x == 0) sumsq[row] = total;
+    }
+    __syncthreads();
+}
+
+// The entries of this thread in a row streamed from memory (each call reads them again).
+struct OzStreamedRow {
+    const oz_u64* row;
+    long long width;
+    template <typename F>
+    __device__ __forceinline__ void operator()(F f) const {
+        oz_each_entry(row, width, f);
+    }
+};
+
+// One block per row at a time (grid-stride over rows), the row streamed twice: its loads
+// issued OZ_STATS_LOADS at a time, the second pass finding the row in L2.
 extern "C" __global__ void __launch_bounds__(1024, 2) oz_row_stats(const double* __restrict__ x, long long rows,
                                         long long width, int need_sumsq,
                                         int* __restrict__ max_exp,
                                         long long* __restrict__ sumsq,
                                         unsigned long long* __restrict__ counts) {
-    __shared__ int s_int[32];
-    __shared__ oz_i64 s_i64[32];
-    __shared__ int s_row_max;
+    __shared__ OzRowShared sh;
     const oz_u64* xbits = reinterpret_cast<const oz_u64*>(x);
-    constexpr oz_u64 abs_mask = 0x7fffffffffffffffULL, inf_bits = 0x7ff0000000000000ULL;
+    for (long long row = blockIdx.x; row < rows; row += gridDim.x) {
+        oz_row_stats_of(OzStreamedRow{xbits + row * width, width}, row, need_sumsq, max_exp,
+                        sumsq, counts, sh);
+    }
+}
+
+// Rows of at most OZ_STATS_CACHED * blockDim.x doubles held in registers: each thread
+// issues all its loads of a row at once and both statistics read the registers, so the
+// row crosses the memory system once, in one round trip (one block of 1024 threads per SM).
+#ifndef OZ_STATS_CACHED
+#error "OZ_STATS_CACHED: values per thread (ozfft/engines/cuda/constants.py, STATS_CACHED)"
+#endif
+// The entries of this thread in a row, held in registers.
+struct OzCachedRow {
+    const oz_u64 (&v)[OZ_STATS_CACHED];
+    template <typename F>
+    __device__ __forceinline__ void operator()(F f) const {
+#pragma unroll
+        for (int u = 0; u < OZ_STATS_CACHED; ++u) f(v[u]);
+    }
+};
+extern "C" __global__ void __launch_bounds__(1024, 1) oz_row_stats_cached(const double* __restrict__ x, long long rows,
+                                        long long width, int need_sumsq,
+                                        int* __restrict__ max_exp,
+                                        long long* __restrict__ sumsq,
+                                        unsigned long long* __restrict__ counts) {
+    __shared__ OzRowShared sh;
+    const oz_u64* xbits = reinterpret_cast<const oz_u64*>(x);
     for (long long row = blockIdx.x; row < rows; row += gridDim.x) {
         const oz_u64* xr = xbits + row * width;
-        int local = OZ_ZERO_ROW_EXP;
-        unsigned nans = 0, infs = 0;
-        oz_each_entry(xr, width, [&](oz_u64 bits) {
-            const oz_u64 mag = bits & abs_mask;
-            if (mag >= inf_bits) {
-                nans += mag != inf_bits;
-                infs += mag == inf_bits;
-            } else if (mag != 0) {
-                int e, c;
-                oz_frexp_bound(mag, e, c);
-                local = e > local ? e : local;
-            }
-        });
-        if (nans) atomicAdd(&counts[0], (unsigned long long)nans);
-        if (infs) atomicAdd(&counts[1], (unsigned long long)infs);
-        int row_max = oz_block_reduce(local, OzMax(), (int)OZ_ZERO_ROW_EXP, s_int);
-        if (threadIdx.x == 0) {
-            max_exp[row] = row_max;
-            s_row_max = row_max;
+        oz_u64 v[OZ_STATS_CACHED];
+#pragma unroll
+        for (int u = 0; u < OZ_STATS_CACHED; ++u) {
+            const long long h = threadIdx.x + (long long)u * blockDim.x;
+            v[u] = h < width ? xr[h] : 0ULL;  // zero bits: skipped by every statistic
         }
-        __syncthreads();
-        row_max = s_row_max;
-        if (need_sumsq) {
-            oz_i64 acc = 0;
-            oz_each_entry(xr, width, [&](oz_u64 bits) {
-                const oz_u64 mag = bits & abs_mask;
-                if (mag != 0 && mag < inf_bits) acc += oz_sumsq_term(mag, row_max);
-            });
-            oz_i64 total = oz_block_reduce(acc, OzSum(), (oz_i64)0, s_i64);
-            if (threadIdx.x == 0) sumsq[row] = total;
-        }
-        __syncthreads();
+        oz_row_stats_of(OzCachedRow{v}, row, need_sumsq, max_exp, sumsq, counts, sh);
     }
 }
 

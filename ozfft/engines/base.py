@@ -11,7 +11,7 @@ order. Two engines given the same input must return bit-identical results.
 from __future__ import annotations
 
 import abc
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -71,10 +71,20 @@ class RowStats:
 
     max_exp: ``E``, the largest frexp exponent in the row (``ZERO_ROW_EXP`` if all zero).
     sumsq: fixed-point upper bound ``S`` of the row's squared 2-norm (fast mode only).
+    pending_check: the operand's NaN/Inf test when it was deferred
+    (``row_stats(..., defer_check=True)``): :meth:`check_finite` runs it; None when
+    ``row_stats`` has checked already.
     """
 
     max_exp: Any
     sumsq: Any | None
+    pending_check: Callable[[], None] | None = None
+
+    def check_finite(self) -> None:
+        """Raise :class:`~ozfft.errors.NonFiniteInputError` if the operand had NaN or
+        Inf (a deferred test waits for the statistics only, not for later work)."""
+        if self.pending_check is not None:
+            self.pending_check()
 
 
 @dataclass(frozen=True)
@@ -153,8 +163,12 @@ class Engine(abc.ABC):
 
     # -- stage 1: scaling ------------------------------------------------------------
     @abc.abstractmethod
-    def row_stats(self, x: Any, operand: str, *, need_sumsq: bool) -> RowStats:
-        """Exponent statistics of the rows of ``x``; raises NonFiniteInputError."""
+    def row_stats(
+        self, x: Any, operand: str, *, need_sumsq: bool, defer_check: bool = False
+    ) -> RowStats:
+        """Exponent statistics of the rows of ``x``; raises NonFiniteInputError, or
+        with ``defer_check`` may leave that test to :meth:`RowStats.check_finite` (so
+        that a GPU engine need not wait for the statistics before queueing more work)."""
 
     @abc.abstractmethod
     def bound_operand(self, x: Any, max_exp: Any, bound_bits: int) -> Any:

@@ -257,13 +257,15 @@ def compute_shifts(engine: Engine, a: Any, bt: Any, moduli: Moduli, mode: str):
     return _shifts_for(engine.xp, sa, sb, extra, _moduli_of(moduli).budget_bits, mode)
 
 
-def _stats(engine: Engine, a: Any, bt: Any, mode: str):
+def _stats(engine: Engine, a: Any, bt: Any, mode: str, *, defer_check: bool = False):
     """Row statistics of both operands; accurate mode adds ``Cbar``'s row/col maxima
-    and the bound operands' row sums."""
+    and the bound operands' row sums. With ``defer_check`` the NaN/Inf tests wait in
+    the statistics (:meth:`~ozfft.engines.base.RowStats.check_finite`): the caller runs
+    them before anything computed from the operands is returned or read."""
     xp = engine.xp
     need_sumsq = mode == "fast"
-    sa = engine.row_stats(a, "a", need_sumsq=need_sumsq)
-    sb = engine.row_stats(bt, "b", need_sumsq=need_sumsq)
+    sa = engine.row_stats(a, "a", need_sumsq=need_sumsq, defer_check=defer_check)
+    sb = engine.row_stats(bt, "b", need_sumsq=need_sumsq, defer_check=defer_check)
     if mode == "fast":
         return sa, sb, None
     g = accurate_bound_bits(xp.iscomplexobj(a))
@@ -315,11 +317,13 @@ def _product(
     out_dtype: Any,
     complex_method: str,
     residues: dict | None = None,
+    checks: tuple = (),
 ) -> Any:
     """One exact product ``trunc(2**sa a) trunc(2**sb bt)^T`` rounded to ``out_dtype``,
     Phase A on ``moduli`` (a count of INT8 moduli, or a residue system; a complex product
     on its Gaussian stand-in, :func:`_phase_a_moduli`); ``residues`` caches residue stacks
-    by ``(id(x), id(shift))``."""
+    by ``(id(x), id(shift))``; ``checks``: statistics whose deferred NaN/Inf tests run
+    once both residue stacks are queued (the GPU stays busy while the host waits)."""
     moduli, complex_method = _phase_a_moduli(
         _moduli_of(moduli), engine.xp.iscomplexobj(a), complex_method
     )
@@ -331,9 +335,12 @@ def _product(
             cache[key] = engine.residues(x, shift, moduli)
         return cache[key]
 
+    ra, rbt = res(a, shift_a), res(bt, shift_b)
+    for stats in checks:
+        stats.check_finite()
     return engine.exact_product(
-        res(a, shift_a),
-        res(bt, shift_b),
+        ra,
+        rbt,
         shift_a,
         shift_b,
         moduli,
@@ -378,7 +385,8 @@ def emulated_matmul(
         moduli = budget = system
     a = engine.prepare_operand(a)
     bt = engine.prepare_operand(xp.swapaxes(b, -1, -2))
-    shift_a, shift_b = compute_shifts(engine, a, bt, budget, mode)
+    sa, sb, extra = _stats(engine, a, bt, mode, defer_check=True)
+    shift_a, shift_b = _shifts_for(xp, sa, sb, extra, budget.budget_bits, mode)
     logger.debug(
         "ozaki-II %s: %s @ %s, %d %s moduli (log2 P = %.1f), mode %s",
         engine.name,
@@ -389,7 +397,9 @@ def emulated_matmul(
         moduli.log2_product,
         mode,
     )
-    return _product(engine, a, bt, shift_a, shift_b, moduli, out_dtype, complex_method)
+    return _product(
+        engine, a, bt, shift_a, shift_b, moduli, out_dtype, complex_method, checks=(sa, sb)
+    )
 
 
 # -- the guarantee -----------------------------------------------------------------------
@@ -672,7 +682,9 @@ class _Planner:
         #: product of length 2k (the native routine's bound counts them: gamma_2k)
         self.k = 2 * k if xp.iscomplexobj(a) else k
         self.base = default_moduli(precision, mode)
-        sa, sb, extra = _stats(engine, a, bt, mode)
+        sa, sb, extra = _stats(engine, a, bt, mode, defer_check=True)
+        sa.check_finite()
+        sb.check_finite()
         self.stats = (sa, sb, extra)
         with timer("guarantee"):
             terms = 2 * k if xp.iscomplexobj(a) else k

@@ -23,6 +23,7 @@ __all__ = [
     "FP8_TILE_M",
     "FP8_TILE_N",
     "NO_MACROS",
+    "STATS_CACHED",
     "Macros",
     "fp8_k_block",
     "fp8_macros",
@@ -105,15 +106,22 @@ class Macros(Mapping[str, str]):
 NO_MACROS = Macros()
 
 
+#: values per thread ``oz_row_stats_cached`` (``gemm/scaling.cu``) holds in registers: the
+#: engine sends it rows of at most this many values per thread
+STATS_CACHED = 16
+
+
 @cache
 def scaling_macros() -> Macros:
-    """Constants of the integer scaling rules (ozfft.ozaki.scaling)."""
+    """Constants of the integer scaling rules (ozfft.ozaki.scaling) and the statistics
+    kernel's register row (:data:`STATS_CACHED`)."""
     return Macros(
         {
             "OZ_BOUND_MANTISSA_BITS": str(BOUND_MANTISSA_BITS),
             "OZ_FRACTION_BITS": str(FRACTION_BITS),
             "OZ_ZERO_ROW_EXP": f"({ZERO_ROW_EXP})",
             "OZ_MIN_TERM_SHIFT": f"({MIN_TERM_SHIFT})",
+            "OZ_STATS_CACHED": str(STATS_CACHED),
         }
     )
 
@@ -271,8 +279,8 @@ def fp8_macros(system: ResidueSystem) -> Macros:
 
 
 def fp8_phase_b_macros(system: ResidueSystem, *, out_float: bool) -> Macros:
-    """Macros of ``gemm/phase_b.cu`` for an FP8 system: its moduli (up to 32**3), CRT
-    weights and ``P`` in 32-bit limbs holding ``N max(m_i) P``, plus ``OZ_OUT_FLOAT`` for a
-    binary32 output (:func:`phase_b_macros` after the FP8 checks)."""
+    """Macros of ``gemm/phase_b.cu`` for an FP8 system: its moduli (up to 32**3), the CRT
+    weights and ``P`` in signed base-2**31 digits (:data:`DIGIT_BITS`), plus
+    ``OZ_OUT_FLOAT`` for a binary32 output (:func:`phase_b_macros` after the FP8 checks)."""
     _check_fp8(system)
     return _phase_b_macros(system, out_float)

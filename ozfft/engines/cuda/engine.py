@@ -20,7 +20,7 @@ Each stage reports to :mod:`ozfft.profiling` as phase ``scaling``, ``residues``,
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -44,6 +44,7 @@ from .compiler import cubin_path, get_function
 from .constants import (
     FP8_TILE_M,
     FP8_TILE_N,
+    STATS_CACHED,
     fp8_macros,
     fp8_pad_k,
     fp8_phase_b_macros,
@@ -68,6 +69,9 @@ CUDA_R_8I = 3
 CUDA_R_32I = 10
 #: ``cublasGemmAlgo_t`` of ``cublas_api.h``: let cuBLAS choose the algorithm
 CUBLAS_GEMM_DEFAULT = -1
+
+#: ``cudaMemcpyKind`` device to host
+_D2H = 2
 
 #: kernel sources, relative to the kernels folder
 _SCALING_CU = "gemm/scaling.cu"
@@ -312,7 +316,9 @@ class CudaEngine(Engine):
             cublas.gemmStridedBatchedEx(*args, cublas.CUBLAS_COMPUTE_32I, CUBLAS_GEMM_DEFAULT)
 
     # -- stage 1 -------------------------------------------------------------------
-    def row_stats(self, x: Any, operand: str, *, need_sumsq: bool) -> RowStats:
+    def row_stats(
+        self, x: Any, operand: str, *, need_sumsq: bool, defer_check: bool = False
+    ) -> RowStats:
         cp = self._cp
         flat, rows, k, parts = self._as_rows(x)
         with phase("scaling", self._clock):
@@ -320,8 +326,8 @@ class CudaEngine(Engine):
             sumsq = cp.zeros(rows, cp.int64)
             counts = cp.zeros(2, cp.uint64)
             if rows:
-                kernel = get_function(_SCALING_CU, "oz_row_stats", scaling_macros())
-                threads, blocks = _stats_launch(rows, k * parts, self._sm_count)
+                name, threads, blocks = _stats_launch(rows, k * parts, self._sm_count)
+                kernel = get_function(_SCALING_CU, name, scaling_macros())
                 kernel(
                     (blocks,),
                     (threads,),
@@ -335,14 +341,14 @@ class CudaEngine(Engine):
                         counts,
                     ),
                 )
-            nans, infs = (int(v) for v in counts.get())
-        if nans or infs:
-            kinds = " and ".join(kind for kind, n in (("NaN", nans), ("Inf", infs)) if n)
-            raise NonFiniteInputError(operand, nans + infs, kinds)
+            check = _counts_check(cp, counts, operand)
+        if not defer_check:
+            check()
         shape = x.shape[:-1]
         return RowStats(
             max_exp.astype(cp.int64).reshape(shape),
             sumsq.reshape(shape) if need_sumsq else None,
+            pending_check=check if defer_check else None,
         )
 
     def bound_operand(self, x: Any, max_exp: Any, bound_bits: int) -> Any:
@@ -840,16 +846,41 @@ def _products(ra: ResidueStack, rbt: ResidueStack, moduli: Any, complex_method: 
     return complex_products(moduli, complex_method) if ra.is_complex else 1
 
 
-def _stats_launch(rows: int, width: int, sm_count: int) -> tuple[int, int]:
-    """Threads per block and blocks of ``oz_row_stats`` (a block per row at a time): wide
-    rows get few blocks of :data:`_STATS_THREADS` threads (a row's second pass then finds it
-    in L2); short rows (stacks of small products) a block of the row's width rounded up to
-    a power of two (at least a warp) and as many blocks as fill the SMs, so that no thread
-    idles on a row it has no entry of. The statistics are order-free integer reductions:
-    the same for any launch."""
+def _stats_launch(rows: int, width: int, sm_count: int) -> tuple[str, int, int]:
+    """Kernel, threads per block and blocks of the row statistics (a block per row at a
+    time). Rows wider than a block and at most :data:`STATS_CACHED` values per thread:
+    ``oz_row_stats_cached``, one block of :data:`_STATS_THREADS` per SM, the row held in
+    registers (read once). Wider rows: ``oz_row_stats``, two such blocks per SM (a row's
+    second pass then finds it in L2). Short rows (stacks of small products): a block of
+    the row's width rounded up to a power of two (at least a warp) and as many blocks as
+    fill the SMs, so that no thread idles on a row it has no entry of. The statistics are
+    order-free integer reductions: the same for any launch."""
     threads = min(_STATS_THREADS, max(32, 1 << (max(width, 1) - 1).bit_length()))
+    if threads < width <= threads * STATS_CACHED:
+        return "oz_row_stats_cached", threads, max(1, min(rows, sm_count))
     per_sm = max(2, 2048 // threads)
-    return threads, max(1, min(rows, per_sm * sm_count))
+    return "oz_row_stats", threads, max(1, min(rows, per_sm * sm_count))
+
+
+def _counts_check(cp: Any, counts: Any, operand: str) -> Callable[[], None]:
+    """The NaN/Inf test of ``oz_row_stats``'s two counts: an asynchronous copy into
+    page-locked memory and an event behind it, so the caller waits for the statistics
+    kernel only, not for work queued after it."""
+    import cupyx
+
+    host = cupyx.empty_pinned((2,), np.uint64)
+    stream = cp.cuda.get_current_stream()
+    cp.cuda.runtime.memcpyAsync(host.ctypes.data, counts.data.ptr, 16, _D2H, stream.ptr)
+    done = stream.record()
+
+    def check() -> None:
+        done.synchronize()
+        nans, infs = int(host[0]), int(host[1])
+        if nans or infs:
+            kinds = " and ".join(kind for kind, n in (("NaN", nans), ("Inf", infs)) if n)
+            raise NonFiniteInputError(operand, nans + infs, kinds)
+
+    return check
 
 
 def _block_phase_b(reconstruct, cplanes, ldc, products, is_complex, sa, sb, out, b, j0, nb):

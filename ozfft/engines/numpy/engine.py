@@ -32,7 +32,9 @@ class NumpyEngine(Engine):
     def xp(self) -> Any:
         return np
 
-    def row_stats(self, x: np.ndarray, operand: str, *, need_sumsq: bool) -> RowStats:
+    def row_stats(
+        self, x: np.ndarray, operand: str, *, need_sumsq: bool, defer_check: bool = False
+    ) -> RowStats:
         with phase("scaling", _CLOCK):
             max_exp, sumsq = scaling.row_stats(x, operand, need_sumsq=need_sumsq)
         return RowStats(max_exp, sumsq)
