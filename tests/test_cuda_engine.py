@@ -73,6 +73,22 @@ def test_stacked_products_bitwise(dtype, rng, monkeypatch):
     np.testing.assert_array_equal(looped, ozfft.matmul(a, b))
 
 
+@pytest.mark.parametrize("dtype", [np.float64, np.complex128])
+def test_stacked_phase_a_in_cut_calls(dtype, rng, monkeypatch):
+    """A stack's moduli x products x items run as one strided-batched GEMM, cut into calls
+    of at most _GEMM_BATCH products: cuts that fall inside a modulus's or product's items
+    give the same bits."""
+    from ozfft.engines.cuda import engine as cuda_engine_module
+
+    a = phi_matrix(rng, (9, 21, 40), 1.0, dtype)
+    b = phi_matrix(rng, (9, 40, 13), 1.0, dtype)
+    want = ozfft.matmul(a, b, moduli=13)
+    for cut in (7, 9, 65535):
+        monkeypatch.setattr(cuda_engine_module, "_GEMM_BATCH", cut)
+        got = ozfft.matmul(cp.asarray(a), cp.asarray(b), moduli=13)
+        np.testing.assert_array_equal(cp.asnumpy(got), want)
+
+
 def test_large_k_is_blocked_exactly(rng):
     """k > 2**16 splits Phase A into INT32-safe blocks, accumulated mod p."""
     a = phi_matrix(rng, (3, 70001), 0.5, np.complex128)

@@ -1,7 +1,9 @@
 // Stage 4 (Phase B): read the INT32 Phase-A planes of a block of output columns, reduce
 // them partially, rebuild the CRT integer exactly in base-2**31 digit sums (Kulisch;
 // common/ozaki_common.cuh, "CRT reconstruction"), round once, scale, store.
-// Planes are laid out [modulus][product][m][ldc]; the block's columns start at col0.
+// Planes are rows of ldc INT32 sums, one m x ldc plane per modulus and product, `plane`
+// values apart ([modulus][product][m][ldc]: plane = m ldc; a stack's planes may interleave
+// its items: [modulus][product][item][m][ldc], plane = items m ldc, c_batch = m ldc).
 #include "common/ozaki_common.cuh"
 
 #ifdef OZ_OUT_FLOAT
@@ -20,7 +22,7 @@ typedef double2 oz_out_complex;
 
 // grid: x over the block's columns, y over rows (grid-stride both).
 // Both reconstructions take a stack of products along grid z: item z reads its planes at
-// c + z c_batch, its row shifts at shift_a + z m, its column shifts at shift_b + z sb_batch
+// c + z c_batch (modulus l, product t at (l nprod + t) plane from there), its row shifts at shift_a + z m, its column shifts at shift_b + z sb_batch
 // and writes out + z out_batch (one launch for a whole batch of small products).
 template <typename C, typename S, typename O>
 __device__ __forceinline__ void oz_batch_item(C& c, S& shift_a, S& shift_b, O& out, long long m,
@@ -46,14 +48,13 @@ __device__ __forceinline__ void oz_each_output(long long m, long long nb,
 }
 
 extern "C" __global__ void oz_reconstruct_real(const int* __restrict__ c, long long m,
-                                               long long nb, long long ldc,
+                                               long long nb, long long ldc, long long plane,
                                                const int* __restrict__ shift_a,
                                                const int* __restrict__ shift_b,
                                                oz_out_real* __restrict__ out,
                                                long long ld_out, long long c_batch,
                                                long long sb_batch, long long out_batch) {
     oz_batch_item(c, shift_a, shift_b, out, m, c_batch, sb_batch, out_batch);
-    const long long plane = m * ldc;
     oz_each_output(m, nb, shift_a, shift_b, [&](long long i, long long j, int s) {
         const int* cij = c + i * ldc + j;
         oz_i64 acc[OZ_DIGITS];
@@ -67,14 +68,14 @@ extern "C" __global__ void oz_reconstruct_real(const int* __restrict__ c, long l
 
 // complex products: common/ozaki_common.cuh, oz_crt_add_complex
 extern "C" __global__ void __launch_bounds__(256, 2) oz_reconstruct_complex(const int* __restrict__ c, long long m,
-                                                  long long nb, long long ldc, int nprod,
+                                                  long long nb, long long ldc,
+                                                  long long plane, int nprod,
                                                   const int* __restrict__ shift_a,
                                                   const int* __restrict__ shift_b,
                                                   oz_out_complex* __restrict__ out,
                                                   long long ld_out, long long c_batch,
                                                   long long sb_batch, long long out_batch) {
     oz_batch_item(c, shift_a, shift_b, out, m, c_batch, sb_batch, out_batch);
-    const long long plane = m * ldc;
     oz_each_output(m, nb, shift_a, shift_b, [&](long long i, long long j, int s) {
         oz_i64 acc_re[OZ_DIGITS], acc_im[OZ_DIGITS];
         oz_crt_clear(acc_re);

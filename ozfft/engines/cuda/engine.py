@@ -82,6 +82,9 @@ _FP8_PHASE_A_CU = "gemm/fp8_phase_a.cu"
 #: threads of the FP8 Phase-A kernel (8 warps) and the grid-z limit its launches split at
 _FP8_THREADS = 256
 _GRID_Z = 65535
+#: most products one strided-batched INT8 GEMM call takes (a stack's moduli x products x
+#: items are cut into calls of at most this many)
+_GEMM_BATCH = 65535
 
 _THREADS = 256
 _FINISH_SOURCE = "fft/finish.cu"
@@ -778,11 +781,14 @@ class CudaEngine(Engine):
         reconstruct = get_function(_PHASE_B_CU, name, macros)
         out = cp.empty((batch, m, n), out_dtype)
         if self._stacked_fits(batch, count, products, m, n, ws, False, out_dtype):
-            planes = self._stacked_planes(batch, count, products, m, ldc)
+            planes = self._stacked_planes((batch, count, products, m, ldc))
             with phase("phase_a", self._clock):
                 self._fp8_phase_a(system, pa, pb, pairs, planes, ldc, items=batch)
             with phase("phase_b", self._clock):
-                _stacked_phase_b(reconstruct, planes, ldc, products, ra.is_complex, sa, sb, out)
+                _stacked_phase_b(
+                    reconstruct, planes, ldc, products, ra.is_complex, sa, sb, out,
+                    plane=m * ldc, item=count * products * m * ldc,
+                )  # fmt: skip
             return out.reshape(*batch_shape, m, n)
         cplanes = self._alloc("Phase-A planes", (count, products, m, ldc), cp.int32, ws.block_bytes)
         for b in range(batch):
@@ -798,9 +804,9 @@ class CudaEngine(Engine):
                     )
         return out.reshape(*batch_shape, m, n)
 
-    def _stacked_planes(self, batch: int, count: int, products: int, m: int, ldc: int) -> Any:
-        """INT32 Phase-A planes ``(batch, count, products, m, ldc)`` of a stack of products."""
-        shape = (batch, count, products, m, ldc)
+    def _stacked_planes(self, shape: tuple[int, ...]) -> Any:
+        """INT32 Phase-A planes of a stack of products (``m x ldc`` planes of every item,
+        modulus and product, in the order ``shape`` names)."""
         return self._alloc("stacked Phase-A planes", shape, self._cp.int32, 4 * math.prod(shape))
 
     def _stacked_fits(self, batch, count, products, m, n, ws, kblocked, out_dtype) -> bool:
@@ -819,23 +825,42 @@ class CudaEngine(Engine):
         return budget if limit is None else min(budget, limit)
 
     def _stacked_product(self, pa, pb, sa, sb, out, count, pairs, reconstruct, is_complex, ws):
-        """Phase A of every item as ``count x products`` strided-batched INT8 GEMMs over
-        the stack, Phase B as one launch per 65535 items (grid z): no loop over items."""
+        """Phase A of every item, modulus and product of a stack in one strided-batched
+        INT8 GEMM, Phase B as one launch per 65535 items (grid z): no loop over items,
+        moduli or products.
+
+        The planes are laid out ``[modulus][product][item][m][ldc]``: where product ``t``
+        pairs plane ``t`` of both operands (real, Gaussian and Karatsuba products), the
+        residue stacks ``[modulus][plane][item][rows][kp]`` and the INT32 planes advance by
+        one fixed stride per (modulus, product, item), so one call covers them all. The
+        four-product method (cross pairs) takes one call per modulus and product."""
         batch, m, kp = pa.shape[2], pa.shape[3], pa.shape[4]
         n = pb.shape[3]
         ldc, products = ws.ldc, len(pairs)
-        per_item = count * products * m * ldc
-        planes = self._stacked_planes(batch, count, products, m, ldc)
+        planes = self._stacked_planes((count, products, batch, m, ldc))
+        strides = (n * kp, m * kp, m * ldc)
+        uniform = all(ia == ib == t for t, (ia, ib) in enumerate(pairs))
         with phase("phase_a", self._clock):
-            for i in range(count):
-                for t, (ia, ib) in enumerate(pairs):
+            if uniform and pa.shape[1] == pb.shape[1] == products:
+                total = count * products * batch
+                for g0 in range(0, total, _GEMM_BATCH):
                     self._gemm_s8(
-                        n, m, kp, pb[i, ib].data.ptr, kp, pa[i, ia].data.ptr, kp,
-                        planes[0, i, t].data.ptr, ldc,
-                        strides=(n * kp, m * kp, per_item), count=batch,
+                        n, m, kp, pb.data.ptr + g0 * n * kp, kp, pa.data.ptr + g0 * m * kp, kp,
+                        planes.data.ptr + g0 * m * ldc * 4, ldc,
+                        strides=strides, count=min(_GEMM_BATCH, total - g0),
                     )  # fmt: skip
+            else:
+                for i in range(count):
+                    for t, (ia, ib) in enumerate(pairs):
+                        self._gemm_s8(
+                            n, m, kp, pb[i, ib].data.ptr, kp, pa[i, ia].data.ptr, kp,
+                            planes[i, t].data.ptr, ldc, strides=strides, count=batch,
+                        )  # fmt: skip
         with phase("phase_b", self._clock):
-            _stacked_phase_b(reconstruct, planes, ldc, products, is_complex, sa, sb, out)
+            _stacked_phase_b(
+                reconstruct, planes, ldc, products, is_complex, sa, sb, out,
+                plane=batch * m * ldc, item=m * ldc,
+            )  # fmt: skip
 
 
 def _products(ra: ResidueStack, rbt: ResidueStack, moduli: Any, complex_method: str) -> int:
@@ -884,9 +909,10 @@ def _counts_check(cp: Any, counts: Any, operand: str) -> Callable[[], None]:
 
 
 def _block_phase_b(reconstruct, cplanes, ldc, products, is_complex, sa, sb, out, b, j0, nb):
-    """Phase B of item ``b``'s column block ``j0 .. j0 + nb`` from its INT32 planes."""
+    """Phase B of item ``b``'s column block ``j0 .. j0 + nb`` from its INT32 planes
+    ``(N, products, m, ldc)``."""
     _, m, n = out.shape
-    args = [cplanes, np.int64(m), np.int64(nb), np.int64(ldc)]
+    args = [cplanes, np.int64(m), np.int64(nb), np.int64(ldc), np.int64(m * ldc)]
     if is_complex:
         args.append(np.int32(products))
     out_ptr = out.data.ptr + (b * m * n + j0) * out.itemsize
@@ -896,19 +922,20 @@ def _block_phase_b(reconstruct, cplanes, ldc, products, is_complex, sa, sb, out,
     reconstruct(_grid_rows(nb, m), (_THREADS,), tuple(args))
 
 
-def _stacked_phase_b(reconstruct, planes, ldc, products, is_complex, sa, sb, out):
-    """Phase B of a whole stack from its INT32 planes ``(batch, N, products, m, ldc)``: one
-    launch per 65535 items (grid z)."""
+def _stacked_phase_b(reconstruct, planes, ldc, products, is_complex, sa, sb, out, plane, item):
+    """Phase B of a whole stack from its INT32 planes (``plane`` values between a modulus's
+    or product's planes, ``item`` between items' first planes): one launch per 65535 items
+    (grid z)."""
     batch, m, n = out.shape
-    per_item = int(np.prod(planes.shape[1:]))
     gx, gy = _grid_rows(n, m)
     for b0 in range(0, batch, _GRID_Z):
         items = min(_GRID_Z, batch - b0)
-        args = [planes[b0], np.int64(m), np.int64(n), np.int64(ldc)]
+        first = planes.data.ptr + b0 * item * planes.itemsize
+        args = [np.uint64(first), np.int64(m), np.int64(n), np.int64(ldc), np.int64(plane)]
         if is_complex:
             args.append(np.int32(products))
         args += [sa[b0], sb[b0], out[b0], np.int64(n)]
-        args += [np.int64(per_item), np.int64(n), np.int64(m * n)]
+        args += [np.int64(item), np.int64(n), np.int64(m * n)]
         reconstruct((gx, gy, items), (_THREADS,), tuple(args))
 
 
