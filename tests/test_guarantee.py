@@ -346,6 +346,34 @@ def test_plan_and_bits_do_not_depend_on_the_order_of_k(phi, dtype, rng):
         np.testing.assert_array_equal(ozfft.matmul(a[..., perm], b[perm]), ref)
 
 
+@pytest.mark.parametrize("dtype", [np.float64, np.complex128])
+def test_plan_does_not_depend_on_the_block_size(dtype, rng, monkeypatch):
+    """The decision's passes run in blocks of entries (items, rows): tiny blocks that cut
+    stacks and rows anywhere give the same content hash, the same tiled and entry-level
+    pairing vectors and the same plans as one block."""
+    cases = [
+        (phi_matrix(rng, (3, 21, 300), 2.0, dtype), phi_matrix(rng, (3, 300, 17), 2.0, dtype)),
+        (wide(rng, (37, 150), 4.0).astype(dtype), wide(rng, (150, 29), 4.0).astype(dtype)),
+    ]
+    results = []
+    for block in (1 << 24, 37, 1000):
+        monkeypatch.setattr(scheme, "_BLOCK_ENTRIES", block)
+        got = []
+        for a, b in cases:
+            bt = np.ascontiguousarray(np.swapaxes(b, -1, -2))
+            plan, planner = scheme.plan_matmul(
+                ENGINE, a, bt, precision="fp64", mode="fast", out_bits=53, exact_bits=(53, 53)
+            )
+            vectors = [scheme._index_hash(np, a, 0), *planner.pairing.tiled()]
+            got.append((plan, [*vectors, *planner.pairing.entrywise()]))
+        results.append(got)
+    for other in results[1:]:
+        for (plan, vectors), (plan2, vectors2) in zip(results[0], other, strict=True):
+            assert plan == plan2
+            for x, y in zip(vectors, vectors2, strict=True):
+                np.testing.assert_array_equal(x, y)
+
+
 def test_split_plan_matches_its_parts(rng):
     """A split product is the compensated sum of its exact hi/lo products."""
     a = wide(rng, (8, 30), 8.0)

@@ -87,9 +87,11 @@ __all__ = [
 SUBSET = 128
 #: rows and columns per tile of the cheap (first) pairing test
 TILE = 4
-#: entries per block of the decision's passes over the operands and the products
-#: (bounds their temporaries to a few MiB each)
-_BLOCK_ENTRIES = 1 << 20
+#: entries per block of the decision's passes over the operands and the products: their
+#: temporaries stay at 128 MiB each, and a GPU runs few, large kernels (with blocks of 2**20
+#: entries the plan of a 16384^3 product took 233 ms on an H200, most of it launching the
+#: ~10 small kernels of each of 272 blocks; docs/perf-notes.md)
+_BLOCK_ENTRIES = 1 << 24
 #: "infinitely many bits": a deficit no moduli count can meet
 _NEVER = 1 << 24
 
