@@ -82,7 +82,15 @@ def test_bench_gemm_shapes_are_validated(capsys):
     with pytest.raises(SystemExit) as info:
         main(["bench", "gemm", "--shapes", "12x0x4"])
     assert info.value.code == 2
-    assert "shape must be N or MxNxK" in capsys.readouterr().err
+    assert "shape must be N, MxNxK or BxMxNxK" in capsys.readouterr().err
+    from ozfft.bench.gemm import parse_moduli, parse_shape
+
+    assert parse_shape("64") == (64, 64, 64) and parse_shape("8x4x2") == (8, 4, 2)
+    assert parse_shape("1000x64x32x16") == (1000, 64, 32, 16)
+    assert parse_moduli("15") == 15 and parse_moduli("Guaranteed") is None
+    with pytest.raises(SystemExit):
+        main(["bench", "gemm", "--moduli", "fifteen"])
+    assert "moduli are a count or 'guaranteed'" in capsys.readouterr().err
 
 
 def test_bench_gemm_takes_phase_a(capsys):
@@ -98,6 +106,9 @@ def test_bench_gemm_takes_phase_a(capsys):
     rec = {"op": "dgemm", "m": 8, "n": 8, "k": 8, "moduli": 15, "mode": "fast"}
     assert row(rec).startswith("| dgemm | 8 |") and row(dict(rec, phase_a="int8")) == row(rec)
     assert row(dict(rec, phase_a="fp8")).startswith("| dgemm (fp8) | 8 |")
+    stacked = dict(rec, items=1000, moduli=16, guaranteed=True, plan="16")
+    assert row(stacked).startswith("| dgemm | 1000 x 8 | 8 | 8 | 16, guaranteed | fast |")
+    assert row(dict(rec, phases_ms={"guarantee": 3.25})).endswith("| 3.25 |")
 
 
 @pytest.mark.skipif(importlib.util.find_spec("cupy") is not None, reason="cupy is installed")

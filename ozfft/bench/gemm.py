@@ -1,11 +1,14 @@
 """``ozfft bench gemm``: emulated D/Z/S/C GEMM against cuBLAS in the same process.
 
 For every (op, shape, moduli, mode): our TFLOP/s (``2mnk`` real, ``8mnk`` complex
-flops), cuBLAS through cupy, the ratio ``cuBLAS ms / ozfft ms``, the max relative
-error of both against exact rational products on a row/column subsample
-(:func:`ozfft.reference.exact_matmul`), and the time per phase (scaling, residues,
-Phase A, Phase B) as the engine reports it to :mod:`ozfft.profiling` (``n/a`` for a
-phase it does not report). Writes ``gemm.json`` (a list of records) and ``gemm.md``.
+flops, times the stack's items), cuBLAS through cupy (``a @ b``: batched for a stack),
+the ratio ``cuBLAS ms / ozfft ms``, the max relative error of both against exact
+rational products on a row/column subsample (of a stack's first item;
+:func:`ozfft.reference.exact_matmul`), and the time per phase (scaling, residues,
+Phase A, Phase B, and the accuracy plan's own work) as the engine reports it to
+:mod:`ozfft.profiling` (``n/a`` for a phase it does not report). ``--moduli guaranteed``
+runs the default call (``moduli=None``: the accuracy guarantee picks the count; the
+table names the plan). Writes ``gemm.json`` (a list of records) and ``gemm.md``.
 """
 
 from __future__ import annotations
@@ -36,11 +39,13 @@ from .results import (
 from .timing import median_ms
 
 __all__ = [
+    "GUARANTEED",
     "HEADER",
     "OPS",
     "Shape",
     "add_arguments",
     "main",
+    "parse_moduli",
     "parse_shape",
     "row",
     "run",
@@ -56,10 +61,13 @@ OPS: dict[str, tuple[type, str, tuple[int, ...]]] = {
     "cgemm": (np.complex64, "fp32", (7, 8)),
 }
 
-Shape = tuple[int, int, int]
+#: (m, n, k), or (items, m, n, k) for a stack of products
+Shape = tuple[int, ...]
+#: the ``--moduli`` word for the default, accuracy-guaranteed call (``moduli=None``)
+GUARANTEED = "guaranteed"
 
 
-def _phi(cp: Any, shape: tuple[int, int], dtype: type, rng: np.random.Generator) -> Any:
+def _phi(cp: Any, shape: tuple[int, ...], dtype: type, rng: np.random.Generator) -> Any:
     """The papers' phi = 0.5 test matrix ``(U(0,1) - 0.5) exp(0.5 N(0,1))`` on the GPU."""
 
     def real(seed: int) -> Any:
@@ -76,7 +84,7 @@ def run(
     shapes: Sequence[Shape],
     ops: Sequence[str],
     modes: Sequence[str],
-    moduli_override: Sequence[int] | None,
+    moduli_override: Sequence[int | None] | None,
     reps: int,
     samples: int,
     seed: int,
@@ -84,8 +92,8 @@ def run(
     phases: Sequence[str | None] = (None,),
 ) -> list[dict]:
     """Benchmark every configuration, ozfft once per Phase A of ``phases`` (``"int8"``,
-    ``"fp8"``, ``"auto"``; None: ``OZFFT_PHASE_A``); ``on_record(records)`` runs after each
-    one."""
+    ``"fp8"``, ``"auto"``; None: ``OZFFT_PHASE_A``); a moduli count of None is the
+    accuracy-guaranteed call; ``on_record(records)`` runs after each one."""
     import cupy as cp
 
     import ozfft
@@ -97,15 +105,23 @@ def run(
     records: list[dict] = []
     for op in ops:
         dtype, precision, default_moduli = OPS[op]
-        for m, n, k in shapes:
-            a = _phi(cp, (m, k), dtype, rng)
-            b = _phi(cp, (k, n), dtype, rng)
+        for shape in shapes:
+            items, m, n, k = (1, *shape) if len(shape) == 3 else shape
+            stack = (items,) if items > 1 else ()
+            a = _phi(cp, (*stack, m, k), dtype, rng)
+            b = _phi(cp, (*stack, k, n), dtype, rng)
+            first_a, first_b = (a[0], b[0]) if stack else (a, b)
             rows = cp.asarray(np.sort(rng.choice(m, min(samples, m), replace=False)))
             cols = cp.asarray(np.sort(rng.choice(n, min(samples, n), replace=False)))
-            exact = exact_matmul(cp.asnumpy(a[rows]), cp.asnumpy(b[:, cols]))
-            flops = (8 if np.dtype(dtype).kind == "c" else 2) * m * n * k
+            exact = exact_matmul(cp.asnumpy(first_a[rows]), cp.asnumpy(first_b[:, cols]))
+            flops = (8 if np.dtype(dtype).kind == "c" else 2) * items * m * n * k
+
+            def first(c: Any, stack=stack, rows=rows, cols=cols) -> Any:
+                """The sampled block of a result (of its first item for a stack)."""
+                return cp.asnumpy((c[0] if stack else c)[rows][:, cols])
+
             base_ms = median_ms(cp, lambda a=a, b=b: a @ b, reps)
-            base_err = max_relative_error(cp.asnumpy((a @ b)[rows][:, cols]), exact)
+            base_err = max_relative_error(first(a @ b), exact)
             configs = [
                 (nm, md, resolve_phase_a(ph, cuda_engine()))
                 for nm in moduli_override or default_moduli
@@ -118,16 +134,19 @@ def run(
                     return ozfft.matmul(a, b, precision=pr, moduli=nm, mode=md, phase_a=ph)
 
                 ms = median_ms(cp, call, reps)
-                got = cp.asnumpy(call()[rows][:, cols])
+                got = first(call())
                 plan = ozfft.linalg.matmul_plan(
                     a, b, precision=precision, moduli=num_moduli, mode=mode, phase_a=phase_a
                 )
                 rec = {
                     "op": op,
+                    "items": items,
                     "m": m,
                     "n": n,
                     "k": k,
-                    "moduli": num_moduli,
+                    "moduli": plan.moduli,
+                    "guaranteed": num_moduli is None,
+                    "plan": plan.describe(),
                     # the moduli Phase A ran on: a complex INT8 product's Gaussian system
                     "phase_a_moduli": plan.phase_a_system.count,
                     "gaussian": bool(plan.phase_a_system.gaussian),
@@ -155,7 +174,7 @@ def run(
 
 HEADER = (
     "| op | m | n | k | moduli | mode | TFLOP/s | cuBLAS TFLOP/s | ratio | max rel err | "
-    "cuBLAS max rel err | scaling ms | residues ms | phase A ms | phase B ms |"
+    "cuBLAS max rel err | scaling ms | residues ms | phase A ms | phase B ms | plan ms |"
 )
 
 
@@ -164,8 +183,12 @@ def row(r: dict) -> str:
     cells = [str(r.get(key, "n/a")) for key in ("op", "m", "n", "k", "moduli", "mode")]
     if r.get("phase_a", "int8") != "int8":
         cells[0] = f"{cells[0]} ({r['phase_a']})"
+    if r.get("items", 1) > 1:
+        cells[1] = f"{r['items']} x {cells[1]}"
     if r.get("gaussian"):
         cells[4] = f"{cells[4]} ({r['phase_a_moduli']} Gaussian)"
+    if r.get("guaranteed"):
+        cells[4] = f"{r.get('plan', cells[4])}, guaranteed"
     cells += [
         fmt(r.get("tflops"), ".1f"),
         fmt(r.get("baseline_tflops"), ".1f"),
@@ -173,6 +196,7 @@ def row(r: dict) -> str:
         fmt(r.get("max_rel_err"), ".2e"),
         fmt(r.get("baseline_max_rel_err"), ".2e"),
         *phase_cells(r.get("phases_ms")),
+        fmt((r.get("phases_ms") or {}).get("guarantee"), ".2f"),
     ]
     return markdown_row(cells)
 
@@ -198,13 +222,31 @@ def write(records: list[dict], out: Path) -> None:
 
 
 def parse_shape(text: str) -> Shape:
-    """``"N"`` -> ``(N, N, N)``; ``"MxNxK"`` -> ``(M, N, K)``."""
-    parts = [int(v) for v in text.lower().split("x")]
+    """``"N"`` -> ``(N, N, N)``; ``"MxNxK"`` -> ``(M, N, K)``; ``"BxMxNxK"`` -> ``(B, M, N,
+    K)``, a stack of ``B`` products."""
+    try:
+        parts = [int(v) for v in text.lower().split("x")]
+    except ValueError:
+        parts = []
     if len(parts) == 1:
         parts *= 3
-    if len(parts) != 3 or min(parts) < 1:
-        raise argparse.ArgumentTypeError(f"shape must be N or MxNxK, got {text!r}")
-    return (parts[0], parts[1], parts[2])
+    if len(parts) not in (3, 4) or min(parts) < 1:
+        raise argparse.ArgumentTypeError(
+            f"shape must be N, MxNxK or BxMxNxK (a stack of B products), got {text!r}"
+        )
+    return tuple(parts)
+
+
+def parse_moduli(text: str) -> int | None:
+    """A moduli count, or ``"guaranteed"`` (None: the default call, its plan's count)."""
+    if text.strip().lower() == GUARANTEED:
+        return None
+    try:
+        return int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"moduli are a count or {GUARANTEED!r}, not {text!r}"
+        ) from None
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -224,10 +266,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--moduli",
-        type=int,
+        type=parse_moduli,
         nargs="+",
         default=None,
-        help="moduli counts (default: around each op's default)",
+        help=f"moduli counts, or {GUARANTEED!r} for the default call (default: around each "
+        "op's default)",
     )
     add_phase_a(parser)
     parser.add_argument("--reps", type=int, default=5)
