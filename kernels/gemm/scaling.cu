@@ -118,11 +118,13 @@ struct OzStreamedRow {
 
 // One block per row at a time (grid-stride over rows), the row streamed twice: its loads
 // issued OZ_STATS_LOADS at a time, the second pass finding the row in L2.
-extern "C" __global__ void __launch_bounds__(1024, 2) oz_row_stats(const double* __restrict__ x, long long rows,
-                                        long long width, int need_sumsq,
-                                        int* __restrict__ max_exp,
-                                        long long* __restrict__ sumsq,
-                                        unsigned long long* __restrict__ counts) {
+// The statistics kernels' parameters: `rows` rows of `width` doubles at x, and the outputs.
+#define OZ_ROW_STATS_PARAMS                                                                  \
+    const double *__restrict__ x, long long rows, long long width, int need_sumsq,           \
+        int *__restrict__ max_exp, long long *__restrict__ sumsq,                            \
+        unsigned long long *__restrict__ counts
+
+extern "C" __global__ void __launch_bounds__(1024, 2) oz_row_stats(OZ_ROW_STATS_PARAMS) {
     __shared__ OzRowShared sh;
     const oz_u64* xbits = reinterpret_cast<const oz_u64*>(x);
     for (long long row = blockIdx.x; row < rows; row += gridDim.x) {
@@ -131,9 +133,6 @@ extern "C" __global__ void __launch_bounds__(1024, 2) oz_row_stats(const double*
     }
 }
 
-// Rows of at most OZ_STATS_CACHED * blockDim.x doubles held in registers: each thread
-// issues all its loads of a row at once and both statistics read the registers, so the
-// row crosses the memory system once, in one round trip (one block of 1024 threads per SM).
 #ifndef OZ_STATS_CACHED
 #error "OZ_STATS_CACHED: values per thread (ozfft/engines/cuda/constants.py, STATS_CACHED)"
 #endif
@@ -146,11 +145,11 @@ struct OzCachedRow {
         for (int u = 0; u < OZ_STATS_CACHED; ++u) f(v[u]);
     }
 };
-extern "C" __global__ void __launch_bounds__(1024, 1) oz_row_stats_cached(const double* __restrict__ x, long long rows,
-                                        long long width, int need_sumsq,
-                                        int* __restrict__ max_exp,
-                                        long long* __restrict__ sumsq,
-                                        unsigned long long* __restrict__ counts) {
+
+// Rows of at most OZ_STATS_CACHED * blockDim.x doubles held in registers: each thread
+// issues all its loads of a row at once and both statistics read the registers, so the
+// row crosses the memory system once, in one round trip (one block of 1024 threads per SM).
+extern "C" __global__ void __launch_bounds__(1024, 1) oz_row_stats_cached(OZ_ROW_STATS_PARAMS) {
     __shared__ OzRowShared sh;
     const oz_u64* xbits = reinterpret_cast<const oz_u64*>(x);
     for (long long row = blockIdx.x; row < rows; row += gridDim.x) {
