@@ -22,8 +22,9 @@ typedef double2 oz_out_complex;
 
 // grid: x over the block's columns, y over rows (grid-stride both).
 // Both reconstructions take a stack of products along grid z: item z reads its planes at
-// c + z c_batch (modulus l, product t at (l nprod + t) plane from there), its row shifts at shift_a + z m, its column shifts at shift_b + z sb_batch
-// and writes out + z out_batch (one launch for a whole batch of small products).
+// c + z c_batch (modulus l, product t at (l nprod + t) plane from there), its row shifts
+// at shift_a + z m, its column shifts at shift_b + z sb_batch and writes out + z out_batch
+// (one launch for a whole batch of small products).
 template <typename C, typename S, typename O>
 __device__ __forceinline__ void oz_batch_item(C& c, S& shift_a, S& shift_b, O& out, long long m,
                                               long long c_batch, long long sb_batch,

@@ -116,14 +116,14 @@ struct OzStreamedRow {
     }
 };
 
-// One block per row at a time (grid-stride over rows), the row streamed twice: its loads
-// issued OZ_STATS_LOADS at a time, the second pass finding the row in L2.
 // The statistics kernels' parameters: `rows` rows of `width` doubles at x, and the outputs.
 #define OZ_ROW_STATS_PARAMS                                                                  \
     const double *__restrict__ x, long long rows, long long width, int need_sumsq,           \
         int *__restrict__ max_exp, long long *__restrict__ sumsq,                            \
         unsigned long long *__restrict__ counts
 
+// One block per row at a time (grid-stride over rows), the row streamed twice: its loads
+// issued OZ_STATS_LOADS at a time, the second pass finding the row in L2.
 extern "C" __global__ void __launch_bounds__(1024, 2) oz_row_stats(OZ_ROW_STATS_PARAMS) {
     __shared__ OzRowShared sh;
     const oz_u64* xbits = reinterpret_cast<const oz_u64*>(x);
