@@ -888,7 +888,7 @@ def _stats_launch(rows: int, width: int, sm_count: int) -> tuple[str, int, int]:
 
 
 def _counts_check(cp: Any, counts: Any, operand: str) -> Callable[[], None]:
-    """The NaN/Inf test of ``oz_row_stats``'s two counts: an asynchronous copy into
+    """The NaN/Inf test of the statistics kernels' two counts: an asynchronous copy into
     page-locked memory and an event behind it, so the caller waits for the statistics
     kernel only, not for work queued after it."""
     import cupyx
