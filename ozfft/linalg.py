@@ -103,7 +103,8 @@ def matmul(
     with a componentwise error no worse than the native routine's standard bound.
 
     Follows :func:`numpy.matmul` for 1-D, 2-D and stacked (broadcast) operands. The
-    operands are scaled by powers of two and truncated to integers ``A'``, ``B'``;
+    operands are scaled by powers of two and rounded to integers ``A'``, ``B'`` (to
+    nearest where the scaled entry is at least 64, else truncated; docs/numerics.md);
     ``A'B'`` is recovered *exactly* from its residues modulo INT8 moduli by the Chinese
     remainder theorem and rounded once. The number of moduli is chosen per call from
     exact integer statistics of the operands so that the accuracy guarantee below holds;

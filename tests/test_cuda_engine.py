@@ -341,6 +341,35 @@ def test_gaussian_residue_planes_on_gpu(rng):
             np.testing.assert_array_equal(planes[i, plane, :, :70], expected)
 
 
+@pytest.mark.parametrize("rounding", ["trunc", "nearest"])
+@pytest.mark.parametrize("dtype", [np.float64, np.complex128])
+def test_residue_planes_on_gpu_both_roundings(rounding, dtype, rng):
+    """kernels/gemm/residues.cu (real and Karatsuba planes) gives the NumPy engine's
+    residues of the same scaled integers under each rounding rule, ties and the 64
+    threshold included (and the rules differ on these inputs)."""
+    from ozfft.engines.select import cuda_engine, numpy_engine
+    from ozfft.ozaki.moduli import moduli_set
+
+    moduli = moduli_set(16)
+    x = phi_matrix(rng, (11, 96), 3.0, dtype)
+    shift = rng.integers(-10, 60, 11)
+    # row 0: scaled values on ties and around 64 (shift 0)
+    ties = np.array([0.5, 1.5, 2.5, 63.5, 64.5, 65.5, -64.5, -63.5, 127.5, 64.0, 63.99])
+    x[0, : ties.size] = ties * (1 + 1j if np.dtype(dtype).kind == "c" else 1)
+    shift[0] = 0
+    want = numpy_engine().residues(x, shift, moduli, rounding).planes.astype(np.int64)
+    swapped = "trunc" if rounding == "nearest" else "nearest"
+    assert (numpy_engine().residues(x, shift, moduli, swapped).planes != want).any()
+    got = cuda_engine().residues(cp.asarray(x), cp.asarray(shift), moduli, rounding)
+    planes = cp.asnumpy(got.planes).astype(np.int64)[..., :96]
+    p = np.array(moduli.moduli)[:, None, None]
+    if np.dtype(dtype).kind == "c":  # CUDA: (re, im, rmod(re + im)); NumPy: (re, im)
+        np.testing.assert_array_equal((planes[:, :2] - want) % p[:, None], 0)
+        np.testing.assert_array_equal((planes[:, 2] - want[:, 0] - want[:, 1]) % p, 0)
+    else:
+        np.testing.assert_array_equal((planes[:, 0] - want) % p, 0)
+
+
 def test_integer_residues_refuse_a_gaussian_system():
     """The FFT stage path's integer residues are Karatsuba planes (re, im, re + im): a
     Gaussian system, whose products read rmod(re +- j im), is refused by name."""

@@ -125,9 +125,11 @@ def test_fp8_matmul_rebuilds_the_same_integers_as_int8(rng):
         b = phi_matrix(rng, (2, 40, 16), 0.5, dtype)
         bt = np.swapaxes(b, -1, -2)
         sa, sb = gemm.compute_shifts(engine, a, bt, smaller, "fast")
-        int8 = gemm._product(engine, a, bt, sa, sb, count, dtype, "karatsuba")
-        got = gemm._product(engine, a, bt, sa, sb, fp8, dtype, "karatsuba")
-        np.testing.assert_array_equal(got, int8)
+        for rounding in ("trunc", "nearest"):
+            args = (engine, a, bt, sa, sb)
+            int8 = gemm._product(*args, count, dtype, "karatsuba", rounding=rounding)
+            got = gemm._product(*args, fp8, dtype, "karatsuba", rounding=rounding)
+            np.testing.assert_array_equal(got, int8)
 
 
 @pytest.mark.parametrize("dtype", [np.float64, np.complex128])

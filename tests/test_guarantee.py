@@ -391,7 +391,8 @@ def test_split_plan_matches_its_parts(rng):
 def test_truncation_budget():
     u = Fraction(1, 2**53)
     assert bounds.truncation_budget(1, "fp64", 53, 1) is bounds.NO_BUDGET  # exact needed
-    assert bounds.truncation_budget(2, "fp64", 53, 1) == 53  # rho = u
+    # one product: rho + u (1 + rho) <= k u (its rounding acts on up to (1 + rho) S)
+    assert bounds.truncation_budget(2, "fp64", 53, 1) == 54  # rho = u / (1 + u) -> 2**-54
     assert bounds.truncation_budget(1024, "fp64", 53, 1) == 44
     assert bounds.truncation_budget(1, "fp32", 53, 1) == 25  # fp32 promise, float64 output
     assert bounds.truncation_slack(2, "fp64", 53, 4) < 0  # splits cannot help at k = 2
@@ -401,7 +402,11 @@ def test_truncation_budget():
             r = bounds.truncation_budget(k, "fp64", 53, products)
             if r is not None:
                 rho = Fraction(1, 2**r)
-                assert rho <= k * u - bounds.rounding_error_bound(products, 53) < 2 * rho
+                f = bounds.rounding_error_bound(products, 53)
+                # the promise: truncation plus the roundings of what they act on
+                total = rho + f * (1 + rho) if products == 1 else rho + f
+                assert total <= k * u
+                assert bounds.truncation_slack(k, "fp64", 53, products) < 2 * rho
     assert bounds.rounding_error_bound(1, 24) == Fraction(1, 2**24)
     assert bounds.rounding_error_bound(1, 11) > Fraction(1, 2**11)  # rounded from float64
 
@@ -411,6 +416,10 @@ def test_element_deficit():
     np.testing.assert_array_equal(bounds.element_deficit(np, q, 53, 40), [32, 2, 0, 0])
     np.testing.assert_array_equal(bounds.element_deficit(np, q, 53, None), [43, 13, 0, 0])
     np.testing.assert_array_equal(bounds.element_deficit(np, q, 24, 40), [14, 0, 0, 0])
+    # a large budget (r + 2 < 7) still asks for rounded entries: sigma + e >= 7
+    q = np.array([2, 5, 6, 7, 30])
+    np.testing.assert_array_equal(bounds.element_deficit(np, q, 24, 2), [5, 2, 1, 0, 0])
+    np.testing.assert_array_equal(bounds.element_deficit(np, q, 5, 2), [3, 0, 0, 0, 0])
 
 
 @pytest.mark.parametrize("phi", [0.0, 2.0, 8.0])

@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from ozfft.engines.cuda.constants import moduli_macros, scaling_macros
+from ozfft.engines.cuda.constants import moduli_macros, rounding_macros, scaling_macros
 from ozfft.engines.cuda.sources import kernel_dir
 from ozfft.engines.numpy.phase_b import FLOAT32, FLOAT64, kulisch_reconstruct
 from ozfft.engines.numpy.residues import residues as numpy_residues
@@ -31,13 +31,19 @@ pytestmark = pytest.mark.skipif(CXX is None, reason="no host C++ compiler")
 def harness(tmp_path_factory):
     libs = {}
 
-    def build(count_or_system):
-        """The harness for ``count`` INT8 moduli, or for a residue system."""
+    def build(count_or_system, rounding="trunc"):
+        """The harness for ``count`` INT8 moduli, or for a residue system (``rounding``:
+        the scaled integers' rule)."""
         count = count_or_system
-        if count not in libs:
+        key = (count, rounding)
+        if key not in libs:
             system = moduli_set(count) if isinstance(count, int) else count
             out = tmp_path_factory.mktemp(f"harness{system.count}")
-            macros = scaling_macros() | moduli_macros(system, with_limbs=True)
+            macros = (
+                scaling_macros()
+                | moduli_macros(system, with_limbs=True)
+                | rounding_macros(rounding)
+            )
             prologue = out / "prologue.h"
             prologue.write_text(macros.prologue)
             lib = out / "harness.so"
@@ -61,8 +67,8 @@ def harness(tmp_path_factory):
                 capture_output=True,
                 text=True,
             )
-            libs[count] = ctypes.CDLL(str(lib))
-        return libs[count]
+            libs[key] = ctypes.CDLL(str(lib))
+        return libs[key]
 
     return build
 
@@ -176,29 +182,53 @@ def test_kernel_crt_complex_matches_python_integers(harness, system, nprod, rng)
 
 def _residue_inputs(rng, n):
     """Entries over many binades with shifts that put |2**s x| anywhere up to 2**79 (the
-    scaling's contract), plus zeros, subnormals and exact powers of two at the top."""
+    scaling's contract), plus zeros, subnormals and exact powers of two at the top, and
+    scaled values on and next to the ties and the 64 threshold of ``"nearest"``."""
     x = rng.standard_normal(n) * np.exp(rng.uniform(-30, 30, n))
     x[:6] = [0.0, -0.0, 5e-324, -1.5, 2.0**-1074, -(2.0**60)]
     top = np.frexp(x)[1]
     shifts = np.where(x != 0, 79 - top, 0)  # |2**s x| in [2**78, 2**79)
     shifts[1::3] -= rng.integers(0, 120, shifts[1::3].size)  # and every smaller size
     shifts[5] = 79 - 61  # -(2**78) exactly
+    # scaled halves (ties), their neighbours, and values around 64 (shift -3 or 5)
+    halves = rng.integers(-(2**20), 2**20, 60) + 0.5
+    edges = np.array([63.5, -63.5, 64.5, -64.5, 63.75, 64.0, -64.0, 62.5, 65.5, 0.5, -1.5])
+    special = np.concatenate(
+        [halves, np.nextafter(halves, np.inf), np.nextafter(halves, -np.inf), edges]
+    )
+    x[6 : 6 + special.size] = np.ldexp(special, 3)
+    shifts[6 : 6 + special.size] = -3
+    x[6 + special.size : 6 + 2 * special.size] = np.ldexp(special, -5)
+    shifts[6 + special.size : 6 + 2 * special.size] = 5
     return x, shifts.astype(np.int32)
+
+
+def _scaled_ints(x, shifts, rounding):
+    """The scaled integers of the rule, in exact rationals: trunc(2**s x), or the
+    nearest integer (ties to even) where |2**s x| >= 64."""
+    out = []
+    for v, s in zip(x, shifts, strict=True):
+        y = Fraction(float(v)) * Fraction(2) ** int(s)
+        out.append(round(y) if rounding == "nearest" and abs(y) >= 64 else int(y))
+    return out
 
 
 @pytest.mark.parametrize("count", [2, 9, 16, 20])
 @pytest.mark.parametrize("digits", ["oz_host_residues", "oz_host_residues40"])
-def test_kernel_residues_match_numpy_engine(harness, count, digits, rng):
+@pytest.mark.parametrize("rounding", ["trunc", "nearest"])
+def test_kernel_residues_match_numpy_engine(harness, count, digits, rounding, rng):
     """Both digit splits of kernels/gemm/residues.cu (three 24-bit digits; hi 2**40 + lo
-    with the residue from the low words) give the NumPy engine's residue classes, in
-    [-p/2, p/2], for scaled entries up to 2**79."""
-    lib = harness(count)
+    with the residue from the low words) give the residue classes of the exact scaled
+    integers (both rules, ties included) and the NumPy engine's, in [-p/2, p/2], for
+    scaled entries up to 2**79."""
+    lib = harness(count, rounding)
     moduli = moduli_set(count)
     x, shifts = _residue_inputs(rng, 4000)
     out = np.empty((4000, count), np.int32)
     getattr(lib, digits)(_ptr(x), _ptr(shifts), _ptr(out), ctypes.c_long(4000))
-    ref = numpy_residues(x[:, None], shifts.astype(np.int64), moduli).planes[:, :, 0].T
-    scaled = [int(np.trunc(np.ldexp(v, s))) for v, s in zip(x, shifts, strict=True)]
+    ref = numpy_residues(x[:, None], shifts.astype(np.int64), moduli, rounding)
+    ref = ref.planes[:, :, 0].T
+    scaled = _scaled_ints(x, shifts, rounding)
     assert 2**78 < max(abs(v) for v in scaled) < 2**79
     for i, p in enumerate(moduli.moduli):
         exact = np.array([v % p for v in scaled])
@@ -246,12 +276,13 @@ def test_kernel_mod_nonneg(harness, rng):
 
 
 @pytest.mark.parametrize("budget", [31, 117, 147])
-def test_kernel_gaussian_residues_match_numpy_engine(harness, budget, rng):
+@pytest.mark.parametrize("rounding", ["trunc", "nearest"])
+def test_kernel_gaussian_residues_match_numpy_engine(harness, budget, rounding, rng):
     """oz_gaussian_residues (kernels/gemm/residues.cu's Gaussian planes) is rmod(re +- j im)
     of the NumPy engine's symmetric residues, for entries scaled up to |2**s x| ~ 2**78
     (|R + j I| near 2**46 in the kernel's one exact reduction)."""
     system = gaussian_system(budget)
-    lib = harness(system)
+    lib = harness(system, rounding)
     n = 3000
     x = rng.standard_normal((n, 2)) * np.exp(rng.uniform(-30, 30, (n, 1)))
     x[:3] = [[0.0, -0.0], [5e-324, -1.5], [2.0**-1074, 2.0]]
@@ -263,7 +294,9 @@ def test_kernel_gaussian_residues_match_numpy_engine(harness, budget, rng):
     minus = np.empty_like(plus)
     xc = np.ascontiguousarray(x)
     lib.oz_host_gaussian_residues(_ptr(xc), _ptr(shifts), _ptr(plus), _ptr(minus), ctypes.c_long(n))
-    ref = numpy_residues((x[:, 0] + 1j * x[:, 1])[:, None], shifts.astype(np.int64), system)
+    ref = numpy_residues(
+        (x[:, 0] + 1j * x[:, 1])[:, None], shifts.astype(np.int64), system, rounding
+    )
     planes = ref.planes[:, :, :, 0].astype(np.int64)  # (N, 2, n): symmetric re, im
     for i, (p, (j, _, _)) in enumerate(zip(system.moduli, system.roots, strict=True)):
         for sign, got in ((1, plus), (-1, minus)):

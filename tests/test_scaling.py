@@ -3,6 +3,8 @@ exact residues, for both modes, real and complex, across exponent spreads."""
 
 from __future__ import annotations
 
+from fractions import Fraction
+
 import numpy as np
 import pytest
 
@@ -14,37 +16,49 @@ from ozfft.scheme.gemm import compute_shifts
 ENGINE = NumpyEngine()
 
 
-def _scaled_ints(x: np.ndarray, shift: np.ndarray) -> list[list[int]]:
-    """trunc(2**shift x) per row, as exact Python ints (from Fraction arithmetic)."""
+def _scaled_ints(x: np.ndarray, shift: np.ndarray, rounding: str = "trunc") -> list[list[int]]:
+    """trunc(2**shift x) per row, as exact Python ints (from Fraction arithmetic); for
+    ``"nearest"`` the nearest integer (ties to even) where |2**shift x| >= 64."""
     rows = []
     for row, s in zip(x.tolist(), shift.tolist(), strict=True):
         out = []
         for v in row:
-            num, den = float(v).as_integer_ratio()
-            num = num << s if s >= 0 else num
-            den = den if s >= 0 else den << -s
-            q = abs(num) // den
-            out.append(q if num >= 0 else -q)
+            y = Fraction(float(v)) * Fraction(2) ** int(s)
+            out.append(round(y) if rounding == "nearest" and abs(y) >= 64 else int(y))
         rows.append(out)
     return rows
 
 
+def _tight_rows(rng, shape, dtype):
+    """Entries a hair below the 7-bit mantissa bound ``c 2**(e-7)`` the statistics use, all
+    in one binade per row: the sums of squares are tight and rounding to nearest goes up to
+    the bound itself."""
+    c = rng.integers(65, 129, shape)
+    x = np.ldexp((c / 128.0) * (1 - 2.0**-50), rng.integers(-3, 3, shape[:-1])[..., None])
+    x *= rng.choice([-1.0, 1.0], shape)
+    return (x + 1j * x[..., ::-1]).astype(dtype) if np.dtype(dtype).kind == "c" else x
+
+
 @pytest.mark.parametrize("mode", ["fast", "accurate"])
-@pytest.mark.parametrize("phi", [0.0, 1.0, 4.0])
+@pytest.mark.parametrize("phi", [0.0, 1.0, 4.0, "tight"])
 @pytest.mark.parametrize("count", [2, 8, 16, 20])
 @pytest.mark.parametrize("dtype", [np.float64, np.complex128])
-def test_uniqueness_bound_holds_exactly(mode, phi, count, dtype, rng):
+@pytest.mark.parametrize("rounding", ["trunc", "nearest"])
+def test_uniqueness_bound_holds_exactly(mode, phi, count, dtype, rounding, rng):
     m, k, n = 5, 37, 4
-    a = phi_matrix(rng, (m, k), phi, dtype)
+    if phi == "tight":
+        a, b = _tight_rows(rng, (m, k), dtype), _tight_rows(rng, (n, k), dtype).T
+    else:
+        a = phi_matrix(rng, (m, k), phi, dtype)
+        b = phi_matrix(rng, (k, n), phi, dtype)
     a[1] = 0.0  # a zero row
     a[2, 3] = 2.0**-1070  # subnormal entry
-    b = phi_matrix(rng, (k, n), phi, dtype)
     bt = b.T.copy()
     sa, sb = compute_shifts(ENGINE, a, bt, count, mode)
     parts_a = [a.real, a.imag] if np.iscomplexobj(a) else [a]
     parts_b = [bt.real, bt.imag] if np.iscomplexobj(bt) else [bt]
-    ia = [_scaled_ints(p, sa) for p in parts_a]
-    ib = [_scaled_ints(p, sb) for p in parts_b]
+    ia = [_scaled_ints(p, sa, rounding) for p in parts_a]
+    ib = [_scaled_ints(p, sb, rounding) for p in parts_b]
     product = moduli_set(count).product
     worst = 0
     for i in range(m):
@@ -95,3 +109,37 @@ def test_residues_exact_for_huge_integers(count, rng):
                 res = int(got[i, r, c])
                 assert abs(res) <= p // 2
                 assert (res - ints[r][c]) % p == 0
+
+
+@pytest.mark.parametrize("mode", ["fast", "accurate"])
+@pytest.mark.parametrize("count", [2, 8, 12, 16, 20])
+def test_nearest_stays_within_the_statistics_bounds(mode, count, rng):
+    """The lemma behind ``"nearest"`` (ozfft/ozaki/scaling.py): every rounded entry stays
+    within the integer bound its row's statistics assume, ``c 2**(e + sigma - 7)``
+    (fast) or ``2**alpha abar`` (accurate); on rows a hair below that bound it is
+    reached (where the scaled entries keep fewer than 52 bits: 8 and 12 moduli at this
+    k), so the bound is tight and the test can fail."""
+    m, k = 6, 40
+    a = np.concatenate([_tight_rows(rng, (3, k), np.float64), phi_matrix(rng, (3, k), 1.0)])
+    a[4, :5] = np.ldexp(63.5 + np.arange(5), -30)  # scaled near the 64 threshold
+    sa, _ = compute_shifts(ENGINE, a, a, count, mode)
+    ints = _scaled_ints(a, sa, "nearest")
+    reached = 0
+    for i in range(m):
+        e_row = max(int(np.frexp(v)[1]) for v in a[i] if v != 0)
+        for h in range(k):
+            v = Fraction(float(a[i, h]))
+            if v == 0:
+                continue
+            e = int(np.frexp(float(a[i, h]))[1])
+            if mode == "fast":  # c = ceil(128 |f|), |a| <= c 2**(e - 7)
+                c = -((-abs(v) * Fraction(2) ** (7 - e)) // 1)
+                bound = c * Fraction(2) ** (e + int(sa[i]) - 7)
+            else:  # abar = ceil(2**(g - E)|a|), sigma = alpha - E + g
+                g = 6
+                abar = -((-abs(v) * Fraction(2) ** (g - e_row)) // 1)
+                bound = abar * Fraction(2) ** (int(sa[i]) + e_row - g)
+            assert abs(ints[i][h]) <= bound
+            reached += abs(ints[i][h]) == bound and abs(ints[i][h]) > abs(v) * 2 ** int(sa[i])
+    if mode == "fast" and count in (8, 12):
+        assert reached > 0  # rounding up to the bound happened

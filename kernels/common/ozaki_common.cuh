@@ -113,16 +113,23 @@ __device__ __forceinline__ double oz_scale2(double v, int e) {
     return v * oz_pow2(half) * oz_pow2(e - half);
 }
 
-// trunc(2**shift x) for finite x with |2**shift x| < 2**1023: oz_scale2 rounds twice only
-// where its first product underflows, and then the result is below 1 and truncates to 0,
-// as trunc(scalbn(x, shift)) does.
-__device__ __forceinline__ double oz_scaled_trunc(double x, int shift) {
-    return trunc(oz_scale2(x, shift));
+// a' = trunc(2**shift x) for finite x with |2**shift x| < 2**1023: oz_scale2 rounds twice
+// only where its first product underflows, and then the result is below 1 and truncates to
+// 0, as trunc(scalbn(x, shift)) does. With OZ_NEAREST (the "nearest" rounding of
+// ozfft/ozaki/scaling.py, scaled_integers): rint (ties to even) where |2**shift x| >=
+// OZ_NEAREST_MIN (64).
+__device__ __forceinline__ double oz_scaled_integer(double x, int shift) {
+    const double y = oz_scale2(x, shift);
+#ifdef OZ_NEAREST
+    return fabs(y) >= OZ_NEAREST_MIN ? rint(y) : trunc(y);
+#else
+    return trunc(y);
+#endif
 }
 
-// The exact digits of a' = trunc(2**shift x) that the residue kernels reduce; |a'| < 2**79
-// (the scaling's contract, docs/numerics.md step 2). Each kind sets itself from (x, shift)
-// and is zero past the row's end.
+// The exact digits of the scaled integer a' (oz_scaled_integer) that the residue kernels
+// reduce; |a'| < 2**79 (the scaling's contract, docs/numerics.md step 2). Each kind sets
+// itself from (x, shift) and is zero past the row's end.
 // OzDigits24: a' = d2 2**48 + d1 2**24 + d0, each below 2**31 in magnitude, so that
 //   d2 (2**48 mod m) + d1 (2**24 mod m) + d0 stays below 2**47 for moduli m <= 2**15
 //   (FP8 systems; the Gaussian planes, which combine two parts).
@@ -131,7 +138,7 @@ __device__ __forceinline__ double oz_scaled_trunc(double x, int shift) {
 struct OzDigits24 {
     double d2, d1, d0;
     __device__ __forceinline__ void set(double x, int shift) {
-        const double scaled = oz_scaled_trunc(x, shift);
+        const double scaled = oz_scaled_integer(x, shift);
         d2 = trunc(scaled * 0x1p-48);
         const double rest = scaled - d2 * 0x1p48;
         d1 = trunc(rest * 0x1p-24);
@@ -144,7 +151,7 @@ struct OzSplit40 {
     double hi, lo;
     oz_u32 hi32, lo32;  // hi and lo modulo 2**32
     __device__ __forceinline__ void set(double x, int shift) {
-        const double scaled = oz_scaled_trunc(x, shift);
+        const double scaled = oz_scaled_integer(x, shift);
         hi = trunc(scaled * 0x1p-40);
         lo = scaled - hi * 0x1p40;  // exact: both on the grid of scaled, |lo| < 2**40
         hi32 = (oz_u32)oz_low_int(hi + OZ_MAGIC);
@@ -162,7 +169,7 @@ __device__ __forceinline__ double oz_congruent(const OzDigits24& d, int i) {
     return d.d2 * oz_pow48[i] + d.d1 * oz_pow24[i] + d.d0;
 }
 
-// The exact digits of trunc(2**shift x) for entries h0 .. h0 + 3 of a row (zero past k);
+// The exact digits of the scaled integers of entries h0 .. h0 + 3 of a row (zero past k);
 // complex rows interleave re and im (parts = 2), real rows leave im zero.
 template <int parts, typename D>
 __device__ __forceinline__ void oz_row_digits(const double* __restrict__ xr, long long h0,
@@ -180,7 +187,7 @@ __device__ __forceinline__ void oz_row_digits(const double* __restrict__ xr, lon
 }
 
 // body(re, im, off) for every (row, 4 columns) quad of a rows x kp residue layout (kp % 4
-// == 0): re, im the exact digits D of trunc(2**shift[row] x) for the quad's entries (zero
+// == 0): re, im the exact digits D of the scaled integers of the quad's entries (zero
 // past k), off = row kp + h0 its offset in a plane. One flat grid-stride loop, so short
 // rows (stacks of small matrices) keep every thread busy.
 #ifdef __CUDACC__  // device code only (the host test build has no grid)

@@ -1,6 +1,7 @@
-// Stage 2 of the FP8 Phase A: symmetric residues of trunc(2**shift[row] x) modulo every
-// m_i = s_i**d_i of an FP8 residue system, each split into balanced base-s_i digits
-// (|c| <= 16) stored as e4m3 bytes. Layout [modulus][plane][digit][row][kp]: K-major digit
+// Stage 2 of the FP8 Phase A: symmetric residues of the scaled integers (trunc(2**shift[row]
+// x), or their OZ_NEAREST rounding: common/ozaki_common.cuh) modulo every m_i = s_i**d_i
+// of an FP8 residue system, each split into balanced base-s_i digits (|c| <= 16) stored
+// as e4m3 bytes. Layout [modulus][plane][digit][row][kp]: K-major digit
 // planes, OZ_FP8_MAX_DIGITS of them per plane (digits j >= d_i are zero), zero-padded to
 // kp (a multiple of the Phase-A k-step). Real operands: one plane; complex: three (re, im,
 // rmod(re + im)) for Karatsuba, as the INT8 residues (gemm/residues.cu).

@@ -1,5 +1,6 @@
-// Stage 2: symmetric residues of trunc(2**shift[row] x) for every modulus, as INT8
-// planes laid out [modulus][plane][row][kp] (K-major, zero-padded to kp).
+// Stage 2: symmetric residues of the scaled integers a' of x (trunc(2**shift[row] x), or
+// with OZ_NEAREST its "nearest" rounding: common/ozaki_common.cuh) for every modulus, as
+// INT8 planes laid out [modulus][plane][row][kp] (K-major, zero-padded to kp).
 // Real operands: one plane; complex: three planes (re, im, rmod(re + im)) for Karatsuba,
 // or on a Gaussian system (OZ_GAUSSIAN) two planes rmod(re + j im), rmod(re - j im).
 #include "common/ozaki_common.cuh"

@@ -180,8 +180,12 @@ class Engine(abc.ABC):
 
     # -- stage 2: residues -----------------------------------------------------------
     @abc.abstractmethod
-    def residues(self, x: Any, shift: Any, moduli: ModuliSet) -> ResidueStack:
-        """Symmetric residues of ``trunc(2**shift x)`` for every modulus (exact)."""
+    def residues(
+        self, x: Any, shift: Any, moduli: ModuliSet, rounding: str = "trunc"
+    ) -> ResidueStack:
+        """Symmetric residues of ``trunc(2**shift x)`` (``rounding="nearest"``: the
+        rounding of :func:`ozfft.ozaki.scaling.scaled_integers`) for every modulus
+        (exact)."""
 
     @abc.abstractmethod
     def integer_residues(self, re: Any, im: Any, moduli: ModuliSet) -> ResidueStack:

@@ -1,14 +1,19 @@
 """Error bounds of the emulated product and the choice of the moduli count.
 
-With shifts ``sigma_i`` (rows of A) and ``tau_j`` (columns of B) the truncated
-operands satisfy ``|a - a'/2**sigma| < 2**-sigma`` and ``|a'| <= |2**sigma a|``, so the
+With shifts ``sigma_i`` (rows of A) and ``tau_j`` (columns of B) the scaled integers
+``a'`` (:func:`~ozfft.ozaki.scaling.scaled_integers`) satisfy
+``|a - a'/2**sigma| < 2**-sigma``; truncated ones ``|a'| <= |2**sigma a|``, rounded ones
+(``"nearest"``, from ``|2**sigma a| >= 64``) ``|a'| <= (1 + 2**-7) |2**sigma a|``. So the
 exact integer product ``A'B'`` (recovered exactly by the CRT) differs from ``AB`` by
 
-    |C_ij - 2**-(sigma_i+tau_j) (A'B')_ij| < 2**-sigma_i ||b_j||_1 + 2**-tau_j ||a_i||_1
+    |C_ij - 2**-(sigma_i+tau_j) (A'B')_ij| < 2**-sigma_i ||b_j||_1 + 2**-tau_j ||a'_i||_1
+                                           <= (2**-sigma_i ||b_j||_1 + 2**-tau_j ||a_i||_1)
+                                              (1 + 2**-7)
 
-(complex: the same with ``|re| + |im|`` in the 1-norms, for each of Re and Im); the
-single final rounding adds at most ``u |result|`` (``u = 2**-53`` or ``2**-24``).
-:func:`truncation_bound` evaluates the first term; docs/numerics.md derives it.
+(``a'_i`` here at the scale of ``a``; complex: the same with ``|re| + |im|`` in the
+1-norms, for each of Re and Im); the single final rounding adds at most ``u |result|``
+(``u = 2**-53`` or ``2**-24``). :func:`truncation_bound` evaluates the first term;
+docs/numerics.md derives it.
 
 In fast mode ``||2**sigma a||_2 ~ 2**((L-1)/2)``, so the relative truncation error per
 row is about ``sqrt(k) 2**-((L-1)/2)`` against ``||a||_2 ||b||_2`` — the same sqrt(k)
@@ -32,6 +37,8 @@ integer lower bound ``LB`` of ``(|A||B|)_ij`` (:func:`pairing_offset`).
 from __future__ import annotations
 
 from fractions import Fraction
+
+from .scaling import NEAREST_MIN
 
 __all__ = [
     "DEFAULT_FFT_MODULI",
@@ -80,7 +87,8 @@ def default_moduli(precision: str, mode: str) -> int:
 
 
 def truncation_bound(abs_a_rowsum, abs_b_colsum, shift_a, shift_b, xp):
-    """Elementwise bound ``2**-sigma_i ||b_j||_1 + 2**-tau_j ||a_i||_1`` (float64).
+    """Elementwise bound ``(2**-sigma_i ||b_j||_1 + 2**-tau_j ||a_i||_1) (1 + 2**-7)``
+    (float64), for either rounding of the scaled integers.
 
     ``abs_a_rowsum``: ``(..., m)`` 1-norms of the rows of A; ``abs_b_colsum``:
     ``(..., n)`` 1-norms of the columns of B; shifts as returned by the scaling.
@@ -88,7 +96,7 @@ def truncation_bound(abs_a_rowsum, abs_b_colsum, shift_a, shift_b, xp):
     """
     term_b = xp.ldexp(abs_b_colsum[..., None, :], -shift_a[..., :, None])
     term_a = xp.ldexp(abs_a_rowsum[..., :, None], -shift_b[..., None, :])
-    return (term_a + term_b) * (1 + 2.0**-50)
+    return (term_a + term_b) * ((1 + 2.0**-7) * (1 + 2.0**-50))
 
 
 # -- the accuracy guarantee (docs/numerics.md, "The accuracy guarantee of matmul") ------
@@ -104,6 +112,9 @@ MAX_PRODUCTS = 4
 NO_BUDGET = None
 
 _FLOAT64_BITS = 53
+#: ``sigma + e`` from which an entry is rounded to nearest (``|2**sigma a| >= 2**6``:
+#: :data:`ozfft.ozaki.scaling.NEAREST_MIN`)
+NEAREST_BITS = NEAREST_MIN.bit_length()
 
 
 def floor_log2_fraction(value: Fraction) -> int:
@@ -117,17 +128,19 @@ def floor_log2_fraction(value: Fraction) -> int:
 
 
 def rounding_error_bound(products: int, out_bits: int) -> Fraction:
-    """``F``: every rounding after the exact integer products, in units of ``(|A||B|)_ij``.
+    """``F``: every rounding after the exact integer products, relative to what they
+    act on.
 
-    One product rounded once to a float64 or float32 output: ``F = u_out`` (the
-    product's magnitude is at most ``(|A||B|)_ij`` because truncation only shrinks
-    entries). ``S >= 2`` products (split operands) are each rounded to float64, added
-    with error-free TwoSum steps whose errors are summed apart, and the two sums added
-    once: their magnitudes add up to at most ``(|A||B|)_ij`` (hi and lo parts share the
-    entry's sign), so the product roundings cost ``u64``, the final addition ``u64``
-    and the error sum's own roundings less than ``3 S**2 u64**2``. A narrower output adds
-    its rounding of that float64 value; a float16 output is always rounded from float64
-    (``S = 1`` included).
+    One product rounded once to a float64 or float32 output: ``F = u_out``, acting on at
+    most ``(1 + rho) (|A||B|)_ij`` (its scaled integers are rounded to nearest, so the
+    exact product's magnitude is at most ``(|A||B|)_ij`` plus its truncation error:
+    :func:`truncation_slack`). ``S >= 2`` products (split operands) are each rounded to
+    float64, added with error-free TwoSum steps whose errors are summed apart, and the
+    two sums added once: their magnitudes add up to at most ``(|A||B|)_ij`` (hi and lo
+    parts share the entry's sign: split products truncate), so the product roundings cost
+    ``u64``, the final addition ``u64`` and the error sum's own roundings less than
+    ``3 S**2 u64**2``. A narrower output adds its rounding of that float64 value; a
+    float16 output is always rounded from float64 (``S = 1`` included).
     """
     u_out = Fraction(1, 2**out_bits)
     if products == 1 and out_bits in (53, 24):
@@ -138,12 +151,16 @@ def rounding_error_bound(products: int, out_bits: int) -> Fraction:
 
 
 def truncation_slack(k: int, precision: str, out_bits: int, products: int) -> Fraction:
-    """``k u - F``: what the promise ``k u (|A||B|)_ij`` leaves for truncation, with
+    """What the promise ``k u (|A||B|)_ij`` leaves for truncation, with
     ``u = max(2**-PRECISION_BITS[precision], 2**-out_bits)`` and ``F`` the
-    :func:`rounding_error_bound`. Negative: no plan with that many products can keep
-    the promise; zero: the truncated operands must be exact."""
+    :func:`rounding_error_bound`: ``k u - F`` for split products; ``(k u - F) / (1 + F)``
+    for one product, whose rounding acts on up to ``(1 + rho) (|A||B|)_ij``
+    (``rho + F (1 + rho) <= k u``). Negative: no plan with that many products can keep
+    the promise; zero: the scaled operands must be exact."""
     u = max(Fraction(1, 2 ** PRECISION_BITS[precision]), Fraction(1, 2**out_bits))
-    return k * u - rounding_error_bound(products, out_bits)
+    f = rounding_error_bound(products, out_bits)
+    slack = k * u - f
+    return slack / (1 + f) if products == 1 else slack
 
 
 def truncation_budget(k: int, precision: str, out_bits: int, products: int) -> int | None:
@@ -159,15 +176,17 @@ def truncation_budget(k: int, precision: str, out_bits: int, products: int) -> i
 
 def element_deficit(xp, q_min, exact_bits: int, r: int | None):
     """Bits a row's shift lacks so that every entry meets relative precision
-    ``rho / 2 = 2**-(r+1)``, or is exact.
+    ``rho / 2 = 2**-(r+1)`` with room for the other operand's rounding, or is exact.
 
     ``q_min = sigma + e_min`` (``e_min`` the smallest frexp exponent of the row's nonzero
-    entries, each part of a complex entry counted). An entry ``f 2**e`` truncated at
-    ``2**-sigma`` is exact when ``sigma + e >= exact_bits`` (its significand bits) and
-    otherwise has relative error below ``2**(1 - sigma - e)``; so ``q_min >= r + 2`` or
-    ``q_min >= exact_bits`` suffices. Returns ``max(0, threshold - q_min)`` (int64).
+    entries, each part of a complex entry counted). An entry ``f 2**e`` scaled by
+    ``2**sigma`` is exact when ``sigma + e >= exact_bits`` (its significand bits);
+    otherwise, with ``sigma + e >= 7`` it is rounded to nearest (``|2**sigma a| >= 64``)
+    with relative error at most ``2**(-sigma - e)``, so ``q_min >= max(r + 2, 7)`` gives
+    ``2**-(r+2)``, which stays within ``rho / 2`` after the factor ``1 + 2**-7`` of the
+    other operand's rounded entries. Returns ``max(0, threshold - q_min)`` (int64).
     """
-    threshold = exact_bits if r is None else min(exact_bits, r + 2)
+    threshold = exact_bits if r is None else min(exact_bits, max(r + 2, NEAREST_BITS))
     return xp.maximum(threshold - q_min, 0)
 
 

@@ -28,6 +28,17 @@ with ``Cbar = Abar Bbar`` exact. For ``r_i = max_j Cbar_ij`` and ``c_j = max_i C
 
 Complex operands use the complex 2-norm (fast) or ``|re| + |im|`` (accurate); the
 same shifts bound both ``Re`` and ``Im`` of the product.
+
+Rounding the scaled entries (:func:`scaled_integers`).  ``"trunc"`` gives
+``|a'| <= |2**sigma a|``, which the accuracy guarantee's proofs use. ``"nearest"`` (the
+explicit ``moduli=`` path) rounds every scaled entry of magnitude at least
+:data:`NEAREST_MIN` ``= 2**6`` to the nearest integer (ties to even) and truncates the
+smaller ones: the error per entry halves (``<= 1/2`` instead of ``< 1``) where it matters.
+Both rules above stay proved: an entry with ``|2**sigma a| >= 2**6`` has
+``e + sigma >= 7``, so its bound ``c 2**(e + sigma - 7)`` (fast) is an integer at least
+``|2**sigma a|`` and rounding to nearest cannot pass it; in accurate mode such an entry
+forces ``alpha + g >= 6`` (``|2**sigma a| <= 2**(alpha + g)``), so ``2**alpha abar`` is an
+integer bound too (``g <= 6``).
 """
 
 from __future__ import annotations
@@ -36,6 +47,8 @@ __all__ = [
     "BOUND_MANTISSA_BITS",
     "FRACTION_BITS",
     "MIN_TERM_SHIFT",
+    "NEAREST_MIN",
+    "ROUNDINGS",
     "ZERO_ROW_EXP",
     "accurate_bound_bits",
     "accurate_shift",
@@ -44,6 +57,7 @@ __all__ = [
     "fast_shift_squared",
     "norm1_exponent_bound",
     "norm1_exponent_fast",
+    "scaled_integers",
 ]
 
 #: ``c = ceil(|f| * 2**BOUND_MANTISSA_BITS)`` bounds each mantissa from above.
@@ -55,6 +69,26 @@ FRACTION_BITS = 16
 MIN_TERM_SHIFT = -62
 #: sentinel exponent of an all-zero row (its shift is irrelevant; we use 0).
 ZERO_ROW_EXP = -(1 << 20)
+#: how the scaled entries become integers: ``"trunc"`` (``|a'| <= |2**sigma a|``: the
+#: accuracy guarantee) or ``"nearest"`` (``moduli=``; see the module docstring)
+ROUNDINGS = ("trunc", "nearest")
+#: ``"nearest"`` rounds scaled entries of at least this magnitude, ``2**(c bits - 1)``,
+#: and truncates smaller ones (whose integer mantissa bound may be a fraction)
+NEAREST_MIN = 1 << (BOUND_MANTISSA_BITS - 1)
+
+
+def scaled_integers(xp, x, shift, rounding: str):
+    """``a' = trunc(2**shift x)``, or for ``rounding="nearest"`` ``rint(2**shift x)``
+    where ``|2**shift x| >= NEAREST_MIN`` (float64 integers; ``shift`` broadcasts
+    against ``x``, an int array). The scaling rules keep ``|2**shift x| < 2**79``, so the
+    power of two is exact wherever ``a'`` is nonzero."""
+    if rounding not in ROUNDINGS:
+        raise ValueError(f"rounding is one of {ROUNDINGS}, not {rounding!r}")
+    y = xp.ldexp(x, shift)
+    t = xp.trunc(y)
+    if rounding == "trunc":
+        return t
+    return xp.where(xp.abs(y) >= NEAREST_MIN, xp.rint(y), t)
 
 
 def accurate_bound_bits(is_complex: bool) -> int:

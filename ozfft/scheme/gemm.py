@@ -71,6 +71,8 @@ from ..ozaki.scaling import (
 )
 
 __all__ = [
+    "SINGLE_ROUNDING",
+    "SPLIT_ROUNDING",
     "SUBSET",
     "TILE",
     "MatmulPlan",
@@ -92,6 +94,14 @@ TILE = 4
 #: entries the plan of a 16384^3 product took 233 ms on an H200, most of it launching the
 #: ~10 small kernels of each of 272 blocks; docs/perf-notes.md)
 _BLOCK_ENTRIES = 1 << 24
+#: the scaled integers of a single exact product, ``moduli=`` or planned
+#: (:func:`~ozfft.ozaki.scaling.scaled_integers`): rounded to nearest where
+#: ``|2**sigma a| >= 64``, so each entry's error is at most half a unit (truncation: below
+#: one); the CRT bound and the guarantee's rules still hold (docs/numerics.md)
+SINGLE_ROUNDING = "nearest"
+#: the scaled integers of split products: truncated, so that a hi and a lo part share the
+#: entry's sign (the rounding error bound of their sum, docs/numerics.md, "Splits")
+SPLIT_ROUNDING = "trunc"
 #: "infinitely many bits": a deficit no moduli count can meet
 _NEVER = 1 << 24
 
@@ -319,13 +329,17 @@ def _product(
     out_dtype: Any,
     complex_method: str,
     residues: dict | None = None,
+    *,
+    rounding: str,
     checks: tuple = (),
 ) -> Any:
-    """One exact product ``trunc(2**sa a) trunc(2**sb bt)^T`` rounded to ``out_dtype``,
-    Phase A on ``moduli`` (a count of INT8 moduli, or a residue system; a complex product
-    on its Gaussian stand-in, :func:`_phase_a_moduli`); ``residues`` caches residue stacks
-    by ``(id(x), id(shift))``; ``checks``: statistics whose deferred NaN/Inf tests run
-    once both residue stacks are queued (the GPU stays busy while the host waits)."""
+    """One exact product ``A' B'^T`` of the scaled integers of ``a`` and ``bt``
+    (``rounding``: :func:`~ozfft.ozaki.scaling.scaled_integers` with shifts ``sa``, ``sb``)
+    rounded to ``out_dtype``, Phase A on
+    ``moduli`` (a count of INT8 moduli, or a residue system; a complex product on its
+    Gaussian stand-in, :func:`_phase_a_moduli`); ``residues`` caches residue stacks by
+    ``(id(x), id(shift))``; ``checks``: statistics whose deferred NaN/Inf tests run once
+    both residue stacks are queued (the GPU stays busy while the host waits)."""
     moduli, complex_method = _phase_a_moduli(
         _moduli_of(moduli), engine.xp.iscomplexobj(a), complex_method
     )
@@ -334,7 +348,7 @@ def _product(
     def res(x: Any, shift: Any) -> Any:
         key = (id(x), id(shift))
         if key not in cache:
-            cache[key] = engine.residues(x, shift, moduli)
+            cache[key] = engine.residues(x, shift, moduli, rounding)
         return cache[key]
 
     ra, rbt = res(a, shift_a), res(bt, shift_b)
@@ -370,7 +384,10 @@ def emulated_matmul(
 
     ``phase_a="fp8"`` with ``num_moduli``: the scaling of ``num_moduli`` INT8 moduli and
     the FP8 system with at least their bits (:func:`fp8_system_for`), so the result is
-    bitwise that of ``phase_a="int8"``."""
+    bitwise that of ``phase_a="int8"``.
+
+    The scaled entries are rounded to nearest where ``|2**sigma a| >= 64``
+    (:data:`SINGLE_ROUNDING`): half the truncation error, the same CRT bound."""
     xp = engine.xp
     if phase_a not in PHASE_A_KINDS:
         raise ValueError(f"phase_a is one of {PHASE_A_KINDS} here, not {phase_a!r}")
@@ -400,7 +417,16 @@ def emulated_matmul(
         mode,
     )
     return _product(
-        engine, a, bt, shift_a, shift_b, moduli, out_dtype, complex_method, checks=(sa, sb)
+        engine,
+        a,
+        bt,
+        shift_a,
+        shift_b,
+        moduli,
+        out_dtype,
+        complex_method,
+        checks=(sa, sb),
+        rounding=SINGLE_ROUNDING,
     )
 
 
@@ -930,7 +956,17 @@ def guaranteed_matmul(
     if plan.products == 1:
         sa, sb, extra = planner.stats
         shift_a, shift_b = _shifts(xp, sa, sb, extra, plan.moduli, mode)
-        out = _product(engine, a, bt, shift_a, shift_b, plan.system, out_dtype, complex_method)
+        out = _product(
+            engine,
+            a,
+            bt,
+            shift_a,
+            shift_b,
+            plan.system,
+            out_dtype,
+            complex_method,
+            rounding=SINGLE_ROUNDING,
+        )
         return out, plan
     sig_a, lo_a, sig_lo_a, _ = planner.split_shifts(planner.a, plan.moduli, plan.split_a)
     sig_b, lo_b, sig_lo_b, _ = planner.split_shifts(planner.b, plan.moduli, plan.split_b)
@@ -939,7 +975,18 @@ def guaranteed_matmul(
     compute = a.dtype
     residues: dict = {}
     terms = [
-        _product(engine, xa, xb, sa_, sb_, plan.system, compute, complex_method, residues)
+        _product(
+            engine,
+            xa,
+            xb,
+            sa_,
+            sb_,
+            plan.system,
+            compute,
+            complex_method,
+            residues,
+            rounding=SPLIT_ROUNDING,
+        )
         for xa, sa_ in parts_a
         for xb, sb_ in parts_b
     ]

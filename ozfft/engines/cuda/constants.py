@@ -14,7 +14,14 @@ import numpy as np
 
 from ...ozaki.moduli import ModuliSet, int_to_limbs
 from ...ozaki.residue_system import FP8_DIGIT_MAX, FP8_EXACT_BITS, ResidueSystem
-from ...ozaki.scaling import BOUND_MANTISSA_BITS, FRACTION_BITS, MIN_TERM_SHIFT, ZERO_ROW_EXP
+from ...ozaki.scaling import (
+    BOUND_MANTISSA_BITS,
+    FRACTION_BITS,
+    MIN_TERM_SHIFT,
+    NEAREST_MIN,
+    ROUNDINGS,
+    ZERO_ROW_EXP,
+)
 
 __all__ = [
     "DIGIT_BITS",
@@ -31,6 +38,7 @@ __all__ = [
     "fp8_phase_b_macros",
     "moduli_macros",
     "phase_b_macros",
+    "rounding_macros",
     "scaling_macros",
 ]
 
@@ -124,6 +132,18 @@ def scaling_macros() -> Macros:
             "OZ_STATS_CACHED": str(STATS_CACHED),
         }
     )
+
+
+@cache
+def rounding_macros(rounding: str) -> Macros:
+    """The residue kernels' rule for the scaled integers (``oz_scaled_integer`` in
+    ``common/ozaki_common.cuh``): nothing for ``"trunc"``, ``OZ_NEAREST`` and its
+    threshold ``OZ_NEAREST_MIN`` for ``"nearest"`` (:func:`ozfft.ozaki.scaling.scaled_integers`)."""
+    if rounding not in ROUNDINGS:
+        raise ValueError(f"rounding is one of {ROUNDINGS}, not {rounding!r}")
+    if rounding == "trunc":
+        return NO_MACROS
+    return Macros({"OZ_NEAREST": "1", "OZ_NEAREST_MIN": f"{float(NEAREST_MIN)!r}"})
 
 
 def _join(values: Iterable[object]) -> str:

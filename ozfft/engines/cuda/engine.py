@@ -50,6 +50,7 @@ from .constants import (
     fp8_phase_b_macros,
     moduli_macros,
     phase_b_macros,
+    rounding_macros,
     scaling_macros,
 )
 from .flags import MappedFlags
@@ -414,14 +415,17 @@ class CudaEngine(Engine):
         return out.reshape(*batch_shape, m, n)
 
     # -- stage 2 -------------------------------------------------------------------
-    def residues(self, x: Any, shift: Any, moduli: ModuliSet) -> ResidueStack:
+    def residues(
+        self, x: Any, shift: Any, moduli: ModuliSet, rounding: str = "trunc"
+    ) -> ResidueStack:
         """INT8 residue planes ``(N, planes, ..., rows, kp)``: one real; complex three (re,
         im, rmod(re + im)), on a Gaussian system two (``rmod(re +- j im)``, the planes its
         two products take; the NumPy engine keeps re, im and forms them in Phase A). For an
         FP8 residue system, e4m3 digit planes ``(N, planes, D, ..., rows, kp)``
-        (:meth:`_fp8_residues`)."""
+        (:meth:`_fp8_residues`). ``rounding``: the scaled integers' rule
+        (:func:`ozfft.ozaki.scaling.scaled_integers`)."""
         if moduli.phase_a == "fp8":
-            return self._fp8_residues(x, shift, moduli)
+            return self._fp8_residues(x, shift, moduli, rounding)
         _require_int8(moduli)
         cp = self._cp
         flat, rows, k, parts = self._as_rows(x)
@@ -435,7 +439,7 @@ class CudaEngine(Engine):
             if parts == 1
             else ("oz_residues_gaussian" if gaussian else "oz_residues_complex")
         )
-        macros = moduli_macros(moduli, with_limbs=False)
+        macros = moduli_macros(moduli, with_limbs=False) | rounding_macros(rounding)
         self._launch_residues(_RESIDUES_CU, name, macros, flat, rows, k, kp, shift, planes)
         return ResidueStack(
             planes.reshape(moduli.count, nplanes, *x.shape[:-1], kp), is_complex=parts == 2
@@ -608,13 +612,17 @@ class CudaEngine(Engine):
         """An FP8 residue system needs e4m3 tensor cores (``mma.sync`` e4m3: sm_89 on)."""
         check_fp8_tensor_cores(compute_capability())
 
-    def _fp8_residues(self, x: Any, shift: Any, system: ResidueSystem) -> ResidueStack:
+    def _fp8_residues(
+        self, x: Any, shift: Any, system: ResidueSystem, rounding: str
+    ) -> ResidueStack:
         """e4m3 digit planes ``(N, planes, D, ..., rows, kp)`` (``D = max(digits)``, ``kp``
         a multiple of the FP8 kernel's k-step): digit ``j`` of the symmetric residue of
-        ``trunc(2**shift x)`` modulo each ``m_i = s_i**d_i`` (``gemm/fp8_residues.cu``; the
-        NumPy engine's residues, split as :meth:`ResidueSystem.split_array`)."""
+        the scaled integers (``trunc(2**shift x)``, or their ``rounding``) modulo each
+        ``m_i = s_i**d_i`` (``gemm/fp8_residues.cu``; the NumPy engine's residues, split
+        as :meth:`ResidueSystem.split_array`)."""
         self._require_fp8_tensor_cores()
-        macros = fp8_macros(system)  # checks what the kernels assume of the system
+        # fp8_macros checks what the kernels assume of the system
+        macros = fp8_macros(system) | rounding_macros(rounding)
         cp = self._cp
         flat, rows, k, parts = self._as_rows(x)
         kp = fp8_pad_k(k)

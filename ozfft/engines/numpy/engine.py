@@ -47,9 +47,11 @@ class NumpyEngine(Engine):
         with phase("scaling", _CLOCK):
             return scaling.bound_product(abar, btbar, bound_bits)
 
-    def residues(self, x: np.ndarray, shift: np.ndarray, moduli: ModuliSet) -> ResidueStack:
+    def residues(
+        self, x: np.ndarray, shift: np.ndarray, moduli: ModuliSet, rounding: str = "trunc"
+    ) -> ResidueStack:
         with phase("residues", _CLOCK):
-            return residues.residues(x, shift, moduli)
+            return residues.residues(x, shift, moduli, rounding)
 
     def integer_residues(self, re: np.ndarray, im: np.ndarray, moduli: ModuliSet) -> ResidueStack:
         return residues.integer_residues(re, im, moduli)

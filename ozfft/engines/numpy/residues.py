@@ -1,6 +1,7 @@
-"""Stage 2 on numpy: exact symmetric residues of the scaled, truncated operand.
+"""Stage 2 on numpy: exact symmetric residues of the scaled operand.
 
-``a' = trunc(2**sigma a)`` is an integer, ``|a'| < 2**79`` (the scaling keeps
+``a' = trunc(2**sigma a)`` (or its ``"nearest"`` rounding,
+:func:`ozfft.ozaki.scaling.scaled_integers`) is an integer, ``|a'| < 2**79`` (the scaling keeps
 ``|a'| <= 2**((L-1)/2)``), that may exceed ``2**53``. Split it exactly into 24-bit
 digits ``a' = d2 2**48 + d1 2**24 + d0`` (each subtraction is exact: the operands
 share a's grid and the difference is < 2**53) and reduce per modulus in float64
@@ -24,6 +25,7 @@ import numpy as np
 
 from ...ozaki.moduli import ModuliSet
 from ...ozaki.residues import symmetric_int_residues
+from ...ozaki.scaling import scaled_integers
 from ..base import ResidueStack
 from .scaling import real_parts
 
@@ -49,8 +51,10 @@ def rmod(r: np.ndarray, p: int, tmp: np.ndarray | None = None) -> np.ndarray:
     return r
 
 
-def _residues_real(x: np.ndarray, shift: np.ndarray, moduli: ModuliSet) -> np.ndarray:
-    scaled = np.trunc(np.ldexp(x, shift[..., None].astype(np.int32))).reshape(-1)
+def _residues_real(
+    x: np.ndarray, shift: np.ndarray, moduli: ModuliSet, rounding: str
+) -> np.ndarray:
+    scaled = scaled_integers(np, x, shift[..., None].astype(np.int32), rounding).reshape(-1)
     d2 = np.trunc(scaled * _DIGIT**-2)
     rest = scaled - d2 * _DIGIT**2
     d1 = np.trunc(rest * _DIGIT**-1)
@@ -74,9 +78,11 @@ def _residues_real(x: np.ndarray, shift: np.ndarray, moduli: ModuliSet) -> np.nd
     return out.reshape(moduli.count, *x.shape)
 
 
-def residues(x: np.ndarray, shift: np.ndarray, moduli: ModuliSet) -> ResidueStack:
+def residues(
+    x: np.ndarray, shift: np.ndarray, moduli: ModuliSet, rounding: str = "trunc"
+) -> ResidueStack:
     """float32 residue planes ``(N, ..., rows, k)``; complex input gives ``(N, 2, ...)``."""
-    parts = [_residues_real(part, shift, moduli) for part in real_parts(x)]
+    parts = [_residues_real(part, shift, moduli, rounding) for part in real_parts(x)]
     if len(parts) == 1:
         return ResidueStack(parts[0], is_complex=False)
     return ResidueStack(np.stack(parts, axis=1), is_complex=True)
