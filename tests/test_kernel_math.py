@@ -31,11 +31,12 @@ pytestmark = pytest.mark.skipif(CXX is None, reason="no host C++ compiler")
 def harness(tmp_path_factory):
     libs = {}
 
-    def build(count_or_system, rounding="trunc"):
+    def build(count_or_system, rounding="trunc", raw_sums=False):
         """The harness for ``count`` INT8 moduli, or for a residue system (``rounding``:
-        the scaled integers' rule)."""
+        the scaled integers' rule; ``raw_sums``: Phase B takes sums below 2**24 as they
+        are)."""
         count = count_or_system
-        key = (count, rounding)
+        key = (count, rounding, raw_sums)
         if key not in libs:
             system = moduli_set(count) if isinstance(count, int) else count
             out = tmp_path_factory.mktemp(f"harness{system.count}")
@@ -44,6 +45,8 @@ def harness(tmp_path_factory):
                 | moduli_macros(system, with_limbs=True)
                 | rounding_macros(rounding)
             )
+            if raw_sums:
+                macros |= {"OZ_RAW_SUMS": "1"}
             prologue = out / "prologue.h"
             prologue.write_text(macros.prologue)
             lib = out / "harness.so"
@@ -77,34 +80,37 @@ def _ptr(a):
     return a.ctypes.data_as(ctypes.c_void_p)
 
 
-def _int32_representatives(u, moduli, rng):
+def _int32_representatives(u, moduli, rng, bits=31):
     """Values congruent to the residues ``u`` (``(n, N)``) modulo each modulus, spread over
-    the whole INT32 range (as Phase A's sums are), the extremes included."""
+    the whole INT32 range (as Phase A's sums are; ``bits=24``: below 2**24, the sums
+    Phase B takes as they are with OZ_RAW_SUMS), the extremes included."""
     p = np.array(moduli.moduli, dtype=np.int64)
-    lo = -(2**31) // p + 1
-    hi = (2**31 - 1) // p - 1
+    lo = -(2**bits) // p + 1
+    hi = (2**bits - 1) // p - 1
     k = rng.integers(lo, hi + 1, u.shape)
     k[0] = lo  # the most negative and the most positive representatives
     k[1] = hi
     k[2] = 0
     t = u.astype(np.int64) + k * p
-    assert t.min() >= -(2**31) and t.max() < 2**31
+    assert t.min() >= -(2**bits) and t.max() < 2**bits
     return t.astype(np.int32)
 
 
 @pytest.mark.parametrize("count", [2, 5, 7, 14, 16, 20])
 @pytest.mark.parametrize("binary32", [False, True])
-def test_kernel_crt_round_matches_reference(harness, count, binary32, rng):
+@pytest.mark.parametrize("raw_sums", [False, True])
+def test_kernel_crt_round_matches_reference(harness, count, binary32, raw_sums, rng):
     """oz_crt_round (Phase B's real reconstruction: partial reductions of any INT32 sums,
-    base-2**31 digit sums, quotient, exact correction, one rounding) against Python
-    integers and the NumPy engine, for values up to P/2 and near rounding ties."""
-    lib = harness(count)
+    or with OZ_RAW_SUMS sums below 2**24 as they are; base-2**31 digit sums, quotient,
+    exact correction, one rounding) against Python integers and the NumPy engine, for
+    values up to P/2 and near rounding ties."""
+    lib = harness(count, raw_sums=raw_sums)
     moduli = moduli_set(count)
     values = _edge_values(moduli.product // 2, rng)
     lo, hi = (-330, 200) if binary32 else (-1250, 1100)
     shifts = rng.integers(lo, hi, len(values)).astype(np.int32)
     u = np.ascontiguousarray(_residues(values, moduli).T)
-    t = _int32_representatives(u, moduli, rng)
+    t = _int32_representatives(u, moduli, rng, 24 if raw_sums else 31)
     out = np.empty(len(values))
     lib.oz_host_crt_round(
         _ptr(t), _ptr(shifts), _ptr(out), ctypes.c_long(len(values)), ctypes.c_int(int(binary32))
@@ -144,12 +150,14 @@ def test_kernel_crt_round_fp8_system(harness, rng):
     [(gaussian_system(150), 2), (gaussian_system(31), 2), (moduli_set(16), 3), (moduli_set(20), 4)],
     ids=["gaussian-22", "gaussian-5", "karatsuba-16", "four-20"],
 )
-def test_kernel_crt_complex_matches_python_integers(harness, system, nprod, rng):
+@pytest.mark.parametrize("raw_sums", [False, True])
+def test_kernel_crt_complex_matches_python_integers(harness, system, nprod, raw_sums, rng):
     """oz_crt_add_complex + oz_crt_finish (Phase B's complex reconstruction) give the
     correctly rounded Re and Im from any INT32 product sums congruent to a complex integer
-    x: Karatsuba (T1 - T2, T3 - T1 - T2), four products (T1 - T2, T3 + T4) and Gaussian
-    (T+ = x_re + j x_im, T- = x_re - j x_im, with 1/2 and 1/(2j) folded into the weights)."""
-    lib = harness(system)
+    x (below 2**24 with OZ_RAW_SUMS): Karatsuba (T1 - T2, T3 - T1 - T2), four products
+    (T1 - T2, T3 + T4) and Gaussian (T+ = x_re + j x_im, T- = x_re - j x_im, with 1/2 and
+    1/(2j) folded into the weights)."""
+    lib = harness(system, raw_sums=raw_sums)
     half = system.product // 2
     values = _edge_values(half, rng)
     n = len(values) // 2 * 2
@@ -168,7 +176,8 @@ def test_kernel_crt_complex_matches_python_integers(harness, system, nprod, rng)
     else:
         other = rng.integers(0, 2**20, (n, system.count)) % p
         planes = [free, (free - xr_res) % p, other, (xi_res - other) % p]
-    t = np.stack([_int32_representatives(r, system, rng) for r in planes], axis=-1)
+    bits = 24 if raw_sums else 31
+    t = np.stack([_int32_representatives(r, system, rng, bits) for r in planes], axis=-1)
     t = np.ascontiguousarray(t)  # (n, N, nprod)
     shifts = rng.integers(-1250, 1100, n).astype(np.int32)
     re, im = np.empty(n), np.empty(n)

@@ -270,8 +270,13 @@ __device__ constexpr int oz_weight_im_digits[OZ_NUM_MODULI * OZ_DIGITS] = {OZ_WE
 
 // v = t (mod p_i) with |v| < 2**24 for any INT32 t (moduli <= 256: 2**15 * 256 + 2**16);
 // larger moduli (FP8 systems, whose Phase A planes are already in [0, m)) reduce fully.
+// With OZ_RAW_SUMS every t is already below 2**24 (k (p/2)**2 < 2**24, or k-blocked sums
+// in [0, p): ozfft/engines/cuda/constants.py, raw_sums_fit) and is taken as it is.
 __device__ __forceinline__ int oz_partial_residue(int t, int i) {
-#if OZ_MAX_MODULUS <= 256
+#if defined(OZ_RAW_SUMS)
+    (void)i;
+    return t;
+#elif OZ_MAX_MODULUS <= 256
     return (t >> 16) * oz_pow16[i] + (t & 0xffff);
 #else
     return (int)oz_mod_nonneg(t, oz_moduli[i]);
@@ -355,40 +360,63 @@ __device__ __forceinline__ void oz_add_multiple_p(oz_i64 (&r)[OZ_DIGITS], oz_i64
     r[OZ_DIGITS - 1] += m * oz_p_digits[OZ_DIGITS - 1] + carry;
 }
 
-// Round mag * 2**shift (mag: non-negative 32-bit limbs) to the format (PREC, EMIN),
-// nearest-even; returns the rounded value as a double (exact for binary32 too).
-template <int PREC, int EMIN, int NL>
-__device__ __forceinline__ double oz_round(const oz_u32 (&mag)[NL], int shift) {
+// 64-bit words that hold x (31 D bits, two's complement): |x| < P/2 < 2**(31 D - 1).
+#define OZ_WORDS ((31 * OZ_DIGITS + 63) / 64)
+
+// x = sum r_l 2**(31 l) from normalized digits (0 .. D-2 in [0, 2**31), the top one signed)
+// as OZ_WORDS little-endian two's-complement words: the low digits' bits do not overlap
+// (ORs), the top digit lands above them sign-extended.
+__device__ __forceinline__ void oz_digits_to_words(const oz_i64 (&r)[OZ_DIGITS],
+                                                   oz_u64 (&w)[OZ_WORDS]) {
+#pragma unroll
+    for (int j = 0; j < OZ_WORDS; ++j) w[j] = 0;
+#pragma unroll
+    for (int l = 0; l < OZ_DIGITS; ++l) {
+        const int j = 31 * l / 64, o = 31 * l % 64;
+        const oz_i64 d = r[l];
+        w[j] |= (oz_u64)d << o;
+        if (l < OZ_DIGITS - 1) {
+            if (o > 33 && j + 1 < OZ_WORDS) w[j + 1] |= (oz_u64)d >> (64 - o);
+        } else {
+            if (j + 1 < OZ_WORDS) w[j + 1] = o > 0 ? (oz_u64)(d >> (64 - o)) : (oz_u64)(d >> 63);
+#pragma unroll
+            for (int h = j + 2; h < OZ_WORDS; ++h) w[h] = (oz_u64)(d >> 63);
+        }
+    }
+}
+
+// Round |x| 2**shift (|x| in words w, little-endian, non-negative) to the format (PREC,
+// EMIN), nearest-even; returns the rounded value as a double (exact for binary32 too).
+template <int PREC, int EMIN>
+__device__ __forceinline__ double oz_round_words(const oz_u64 (&w)[OZ_WORDS], int shift) {
     int top = -1;
 #pragma unroll
-    for (int l = 0; l < NL; ++l)
-        if (mag[l] != 0) top = l;
+    for (int j = 0; j < OZ_WORDS; ++j)
+        if (w[j] != 0) top = j;
     if (top < 0) return 0.0;
-    oz_u32 w2 = 0, w1 = 0, w0 = 0;
+    oz_u64 w1 = 0, w0 = 0;
     bool sticky = false;
 #pragma unroll
-    for (int l = 0; l < NL; ++l) {
-        if (l == top) w2 = mag[l];
-        if (l == top - 1) w1 = mag[l];
-        if (l == top - 2) w0 = mag[l];
-        if (l < top - 2) sticky |= mag[l] != 0;
+    for (int j = 0; j < OZ_WORDS; ++j) {
+        if (j == top) w1 = w[j];
+        if (j == top - 1) w0 = w[j];
+        if (j < top - 1) sticky |= w[j] != 0;
     }
-    int lz = __clz(w2);
-    int bitlen = 32 * top + (32 - lz);
-    // hi: the top 64 bits of the 96-bit window (w2 w1 w0), left-aligned
-    oz_u64 hi = ((((oz_u64)w2) << 32) | w1) << lz;
-    if (lz) hi |= ((oz_u64)w0) >> (32 - lz);
-    sticky |= (oz_u32)(((oz_u64)w0) << lz) != 0;
-    int lead_exp = bitlen - 1 + shift;
-    int prec = lead_exp >= EMIN ? PREC : PREC - (EMIN - lead_exp);
+    const int lz = __clzll((long long)w1);
+    const int bitlen = 64 * top + (64 - lz);
+    // hi: the top 64 bits of the 128-bit window (w1 w0), left-aligned
+    const oz_u64 hi = lz ? (w1 << lz) | (w0 >> (64 - lz)) : w1;
+    sticky |= (lz ? w0 << lz : w0) != 0;
+    const int lead_exp = bitlen - 1 + shift;
+    const int prec = lead_exp >= EMIN ? PREC : PREC - (EMIN - lead_exp);
     if (prec < 0) return 0.0;
     if (prec == 0) {  // below half the smallest subnormal unless exactly above half
-        bool above_half = sticky || (hi << 1) != 0;
+        const bool above_half = sticky || (hi << 1) != 0;
         return above_half ? oz_scale2(1.0, lead_exp + 1) : 0.0;
     }
     oz_u64 kept = hi >> (64 - prec);
-    oz_u64 round_bit = (hi >> (63 - prec)) & 1ULL;
-    bool st = sticky || (hi & ((1ULL << (63 - prec)) - 1ULL)) != 0;
+    const oz_u64 round_bit = (hi >> (63 - prec)) & 1ULL;
+    const bool st = sticky || (hi & ((1ULL << (63 - prec)) - 1ULL)) != 0;
     kept += round_bit & ((oz_u64)st | (kept & 1ULL));
     return oz_scale2((double)kept, lead_exp + 1 - prec);  // exact, or overflows to inf
 }
@@ -399,9 +427,10 @@ __device__ __forceinline__ double oz_crt_finish(const oz_i64 (&acc)[OZ_DIGITS], 
     oz_i64 r[OZ_DIGITS];  // X, then x = X - q P, in digits
 #pragma unroll
     for (int l = 0; l < OZ_DIGITS; ++l) r[l] = acc[l];
-    oz_add_multiple_p(r, 0);
-    // q = round(X / P), |q| < 2**31 (|X| < 2**31 P); the digits below the top three move
-    // X / P by less than 2**-60, so q is the nearest integer or off by one
+    // q = round(X / P), |q| < 2**31 (|X| < 2**31 P), from the top three digit sums as they
+    // are (each below 2**62, not normalized): their float64 rounding and the digits below
+    // them move X / P by less than 2**-19, so q is the nearest integer or off by one;
+    // taking q P off normalizes the digits
     oz_add_multiple_p(r, -(oz_i64)oz_low_int(fma(oz_top_digits(r), OZ_INV_P_TOP, OZ_MAGIC)));
     // the top digits prove |r| < P/2 (their error is far below the 2**-40 margin), else
     // decide exactly: the true x satisfies -P/2 < x < P/2
@@ -412,28 +441,19 @@ __device__ __forceinline__ double oz_crt_finish(const oz_i64 (&acc)[OZ_DIGITS], 
             oz_add_multiple_p(r, 1);
         }
     }
+    oz_u64 w[OZ_WORDS];
+    oz_digits_to_words(r, w);
     const bool negative = r[OZ_DIGITS - 1] < 0;
-    // |x| in base 2**32 limbs (31 D bits fit D limbs)
-    oz_u32 mag[OZ_DIGITS];
-    oz_u64 window = 0;
-    oz_i64 b = 0;
-    int bits = 0, k = 0;
+    // |x|: two's complement negation of the words (branch-free)
+    const oz_u64 flip = negative ? ~0ULL : 0ULL;
+    oz_u64 carry = negative ? 1ULL : 0ULL;
 #pragma unroll
-    for (int l = 0; l < OZ_DIGITS; ++l) {
-        const oz_i64 t = (negative ? -r[l] : r[l]) + b;
-        b = t >> 31;
-        window |= (oz_u64)(t & OZ_DIGIT_MASK) << bits;
-        bits += 31;
-        if (bits >= 32) {
-            mag[k++] = (oz_u32)window;
-            window >>= 32;
-            bits -= 32;
-        }
+    for (int j = 0; j < OZ_WORDS; ++j) {
+        const oz_u64 v = (w[j] ^ flip) + carry;
+        carry = carry & (v == 0 ? 1ULL : 0ULL);
+        w[j] = v;
     }
-#pragma unroll
-    for (int l = 0; l < OZ_DIGITS; ++l)
-        if (l >= k) mag[l] = l == k ? (oz_u32)window : 0u;
-    double v = oz_round<PREC, EMIN>(mag, shift);
+    double v = oz_round_words<PREC, EMIN>(w, shift);
     // overflow of binary32 (past its largest finite value); binary64 overflow is already inf
     static_assert(PREC == 24 || PREC == 53, "binary32 or binary64 output");
     if (PREC == 24 && v > 0x1.fffffep+127) v = OZ_INF;

@@ -30,6 +30,7 @@ __all__ = [
     "FP8_TILE_M",
     "FP8_TILE_N",
     "NO_MACROS",
+    "RAW_SUM_BITS",
     "STATS_CACHED",
     "Macros",
     "fp8_k_block",
@@ -38,6 +39,7 @@ __all__ = [
     "fp8_phase_b_macros",
     "moduli_macros",
     "phase_b_macros",
+    "raw_sums_fit",
     "rounding_macros",
     "scaling_macros",
 ]
@@ -219,16 +221,35 @@ def _crt_macros(moduli: ModuliSet | ResidueSystem) -> dict[str, str]:
     return macros
 
 
-def phase_b_macros(moduli: ModuliSet | ResidueSystem, *, out_float: bool) -> Macros:
+#: Phase B takes INT32 sums below ``2**RAW_SUM_BITS`` in magnitude as they are (the bound
+#: of its partial reductions: ``oz_partial_residue`` in ``common/ozaki_common.cuh``)
+RAW_SUM_BITS = 24
+
+
+def raw_sums_fit(kp: int, moduli: ModuliSet | ResidueSystem) -> bool:
+    """Whether Phase A's INT32 sums over ``kp`` products of symmetric residues (at most
+    ``p/2`` each) stay below ``2**RAW_SUM_BITS``: ``kp (p_max/2)**2 < 2**24`` (INT8
+    moduli: ``kp < 1024``), so that Phase B needs no partial reduction."""
+    half = max(moduli.moduli) // 2
+    return max(moduli.moduli) <= 256 and kp * half * half < 2**RAW_SUM_BITS
+
+
+def phase_b_macros(
+    moduli: ModuliSet | ResidueSystem, *, out_float: bool, raw_sums: bool = False
+) -> Macros:
     """Macros of ``gemm/phase_b.cu``: :func:`moduli_macros` with limbs, plus
-    ``OZ_OUT_FLOAT`` when the output is binary32 (cached like the others)."""
-    return _phase_b_macros(moduli, out_float)
+    ``OZ_OUT_FLOAT`` when the output is binary32 and ``OZ_RAW_SUMS`` when every INT32
+    sum it reads is below ``2**RAW_SUM_BITS`` (:func:`raw_sums_fit`, or sums reduced to
+    ``[0, p)``) (cached like the others)."""
+    return _phase_b_macros(moduli, out_float, raw_sums)
 
 
 @cache
-def _phase_b_macros(moduli: ModuliSet | ResidueSystem, out_float: bool) -> Macros:
+def _phase_b_macros(moduli: ModuliSet | ResidueSystem, out_float: bool, raw: bool) -> Macros:
     macros = _moduli_macros(moduli, True)
-    return macros | {"OZ_OUT_FLOAT": "1"} if out_float else macros
+    if out_float:
+        macros |= {"OZ_OUT_FLOAT": "1"}
+    return macros | {"OZ_RAW_SUMS": "1"} if raw else macros
 
 
 # -- the FP8 Phase A (kernels/gemm/fp8_residues.cu, fp8_phase_a.cu) ----------------------
@@ -303,4 +324,4 @@ def fp8_phase_b_macros(system: ResidueSystem, *, out_float: bool) -> Macros:
     weights and ``P`` in signed base-2**31 digits (:data:`DIGIT_BITS`), plus
     ``OZ_OUT_FLOAT`` for a binary32 output (:func:`phase_b_macros` after the FP8 checks)."""
     _check_fp8(system)
-    return _phase_b_macros(system, out_float)
+    return _phase_b_macros(system, out_float, False)

@@ -50,6 +50,7 @@ from .constants import (
     fp8_phase_b_macros,
     moduli_macros,
     phase_b_macros,
+    raw_sums_fit,
     rounding_macros,
     scaling_macros,
 )
@@ -557,7 +558,11 @@ class CudaEngine(Engine):
         logger.debug("cuda product %s: column block %d of %d", (batch, m, n, kp), ws.col_block, n)
         ldc = ws.ldc
         kblocked = kp > K_BLOCK
-        macros = phase_b_macros(moduli, out_float=out_dtype in (np.float32, np.complex64))
+        macros = phase_b_macros(
+            moduli,
+            out_float=out_dtype in (np.float32, np.complex64),
+            raw_sums=kblocked or raw_sums_fit(kp, moduli),  # k-blocked sums are in [0, p)
+        )
         name = "oz_reconstruct_complex" if ra.is_complex else "oz_reconstruct_real"
         reconstruct = get_function(_PHASE_B_CU, name, macros)
         pairs = _PRODUCT_PLANES[products]
