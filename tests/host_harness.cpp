@@ -66,7 +66,13 @@ void oz_host_crt_complex(const int* t, int nprod, const int* shift, double* re, 
     }
 }
 
-// residues of trunc(2**shift x) from three 24-bit digits (any modulus up to 2**15)
+// kernels/gemm/scaling.cu's fast-mode shift of each row (oz_fast_shift_of)
+void oz_host_fast_shift(const long long* max_exp, const long long* sumsq, long long budget,
+                        long long* out, long n) {
+    for (long e = 0; e < n; ++e) out[e] = oz_fast_shift_of(max_exp[e], sumsq[e], budget);
+}
+
+// residues of the scaled integers from three 24-bit digits (any modulus up to 2**15)
 void oz_host_residues(const double* x, const int* shift, int* out, long n) {
     for (long e = 0; e < n; ++e) {
         OzDigits24 d;

@@ -370,6 +370,25 @@ def test_residue_planes_on_gpu_both_roundings(rounding, dtype, rng):
         np.testing.assert_array_equal((planes[:, 0] - want) % p, 0)
 
 
+def test_fast_shift_kernel_is_the_rule(rng):
+    """CudaEngine.fast_shift (one oz_fast_shift launch) gives the integers of the rule
+    ozfft.ozaki.scaling.fast_shift, for one budget and for a tuple of them (stacked)."""
+    from ozfft.engines.select import cuda_engine, numpy_engine
+    from ozfft.ozaki.moduli import moduli_set
+    from ozfft.ozaki.scaling import ZERO_ROW_EXP
+
+    sumsq = rng.integers(0, 2**62, (3, 70)).astype(np.int64)
+    sumsq[0, :6] = [0, 1, 2, 3, 4, 2**61]
+    max_exp = rng.integers(-1100, 1030, (3, 70)).astype(np.int64)
+    max_exp[0, 0] = ZERO_ROW_EXP
+    engine, ref = cuda_engine(), numpy_engine()
+    budgets = tuple(moduli_set(n).budget_bits for n in range(14, 21))
+    for budget in (moduli_set(16).budget_bits, budgets):
+        got = engine.fast_shift(cp.asarray(max_exp), cp.asarray(sumsq), budget)
+        np.testing.assert_array_equal(cp.asnumpy(got), ref.fast_shift(max_exp, sumsq, budget))
+    assert engine.fast_shift(cp.asarray(max_exp), cp.asarray(sumsq), budgets).shape == (7, 3, 70)
+
+
 def test_integer_residues_refuse_a_gaussian_system():
     """The FFT stage path's integer residues are Karatsuba planes (re, im, re + im): a
     Gaussian system, whose products read rmod(re +- j im), is refused by name."""

@@ -43,6 +43,17 @@ __device__ __forceinline__ oz_i64 oz_sumsq_term(oz_u64 mag, int row_max) {
     const oz_i64 sq = (oz_i64)(c * c);
     return s >= 0 ? sq << s : (sq + ((1LL << -s) - 1)) >> -s;
 }
+
+// The fast-mode shift of a row (ozfft/ozaki/scaling.py, fast_shift) for the CRT budget L:
+// floor((L - 1 + 2 OZ_BOUND_MANTISSA_BITS + OZ_FRACTION_BITS - 2 E - ceil_log2 S) / 2), 0
+// for S = 0 (an all-zero row); ceil_log2 S = bitlen(S - 1) for S >= 1.
+__device__ __forceinline__ oz_i64 oz_fast_shift_of(oz_i64 max_exp, oz_i64 sumsq, oz_i64 budget) {
+    if (sumsq <= 0) return 0;
+    const oz_i64 ceil_log2 = sumsq > 1 ? 64 - __clzll(sumsq - 1) : 0;
+    const oz_i64 num =
+        (budget - 1 + 2 * OZ_BOUND_MANTISSA_BITS + OZ_FRACTION_BITS) - 2 * max_exp - ceil_log2;
+    return num >> 1;  // floor, also for negative num
+}
 #endif
 
 #ifdef OZ_NUM_MODULI

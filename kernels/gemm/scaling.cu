@@ -1,4 +1,4 @@
-// Stage 1: integer row statistics and the accurate-mode bound operand.
+// Stage 1: integer row statistics, the fast-mode shifts and the accurate-mode bound operand.
 // Mirrors ozfft/engines/numpy/scaling.py exactly (same doubles, integer sums).
 #include "common/ozaki_common.cuh"
 
@@ -187,5 +187,19 @@ extern "C" __global__ void oz_bound_operand(const double* __restrict__ x, long l
             }
         }
         out[idx] = (signed char)(int)v;
+    }
+}
+
+// Fast-mode shifts of `rows` rows for `counts` CRT budgets at once (common/ozaki_common.cuh,
+// oz_fast_shift_of): shift[c rows + i] for budget[c]; one launch where the rule's array
+// form takes ~20 small ones.
+extern "C" __global__ void oz_fast_shift(const oz_i64* __restrict__ max_exp,
+                                         const oz_i64* __restrict__ sumsq, long long rows,
+                                         const oz_i64* __restrict__ budget, int counts,
+                                         oz_i64* __restrict__ shift) {
+    for (long long idx = blockIdx.x * (long long)blockDim.x + threadIdx.x; idx < rows * counts;
+         idx += (long long)gridDim.x * blockDim.x) {
+        const long long i = idx % rows;
+        shift[idx] = oz_fast_shift_of(max_exp[i], sumsq[i], budget[idx / rows]);
     }
 }

@@ -18,6 +18,7 @@ from typing import Any, ClassVar
 from .. import config
 from ..errors import DeviceUnavailableError
 from ..ozaki.moduli import ModuliSet
+from ..ozaki.scaling import fast_shift
 from ..profiling import Clock, HostClock
 
 __all__ = [
@@ -177,6 +178,17 @@ class Engine(abc.ABC):
     @abc.abstractmethod
     def bound_product(self, abar: Any, btbar: Any, bound_bits: int) -> Any:
         """Accurate mode: exact ``Abar @ Btbar^T`` (entries < 2**12 k)."""
+
+    def fast_shift(self, max_exp: Any, sumsq: Any, budget_bits: int | tuple[int, ...]) -> Any:
+        """Fast-mode row shifts (:func:`ozfft.ozaki.scaling.fast_shift`, int64) for the CRT
+        budget ``budget_bits``, or for a tuple of budgets at once (stacked along a new
+        leading axis). Engines may fuse the rule's elementwise steps; the integers are the
+        rule's."""
+        xp = self.xp
+        if isinstance(budget_bits, tuple):
+            budget = xp.asarray(budget_bits, xp.int64).reshape(-1, *([1] * max_exp.ndim))
+            return fast_shift(xp, max_exp, sumsq, budget)
+        return fast_shift(xp, max_exp, sumsq, budget_bits)
 
     # -- stage 2: residues -----------------------------------------------------------
     @abc.abstractmethod

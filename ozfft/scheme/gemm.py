@@ -65,7 +65,6 @@ from ..ozaki.scaling import (
     ZERO_ROW_EXP,
     accurate_bound_bits,
     accurate_shift,
-    fast_shift,
     norm1_exponent_bound,
     norm1_exponent_fast,
 )
@@ -266,7 +265,7 @@ def compute_shifts(engine: Engine, a: Any, bt: Any, moduli: Moduli, mode: str):
     """Row shifts of ``a`` ``(..., m, k)`` and of ``bt`` ``(..., n, k)`` (stage 1) for the
     CRT budget of ``moduli`` (a count of INT8 moduli, or a residue system)."""
     sa, sb, extra = _stats(engine, a, bt, mode)
-    return _shifts_for(engine.xp, sa, sb, extra, _moduli_of(moduli).budget_bits, mode)
+    return _shifts_for(engine, sa, sb, extra, _moduli_of(moduli).budget_bits, mode)
 
 
 def _stats(engine: Engine, a: Any, bt: Any, mode: str, *, defer_check: bool = False):
@@ -300,18 +299,21 @@ def _stats(engine: Engine, a: Any, bt: Any, mode: str, *, defer_check: bool = Fa
     return sa, sb, extra
 
 
-def _shifts(xp, sa, sb, extra, num_moduli: int, mode: str):
+def _shifts(engine: Engine, sa, sb, extra, num_moduli: int, mode: str):
     budget = moduli_set(num_moduli).budget_bits
-    return _shifts_for(xp, sa, sb, extra, budget, mode)
+    return _shifts_for(engine, sa, sb, extra, budget, mode)
 
 
-def _shifts_for(xp, sa, sb, extra, budget, mode: str):
-    """Shifts for the CRT budget ``budget`` (an int, or an int64 array broadcasting
-    against the rows: several moduli counts at once)."""
+def _shifts_for(engine: Engine, sa, sb, extra, budget: int | tuple[int, ...], mode: str):
+    """Shifts for the CRT budget ``budget`` (an int, or a tuple of budgets: several moduli
+    counts at once, stacked along a new leading axis)."""
     if mode == "fast":
-        return fast_shift(xp, sa.max_exp, sa.sumsq, budget), fast_shift(
-            xp, sb.max_exp, sb.sumsq, budget
+        return engine.fast_shift(sa.max_exp, sa.sumsq, budget), engine.fast_shift(
+            sb.max_exp, sb.sumsq, budget
         )
+    xp = engine.xp
+    if isinstance(budget, tuple):
+        budget = xp.asarray(budget, xp.int64).reshape(-1, *([1] * sa.max_exp.ndim))
     g = extra["g"]
     return (
         accurate_shift(xp, sa.max_exp, extra["row_max"], budget, g),
@@ -405,7 +407,7 @@ def emulated_matmul(
     a = engine.prepare_operand(a)
     bt = engine.prepare_operand(xp.swapaxes(b, -1, -2))
     sa, sb, extra = _stats(engine, a, bt, mode, defer_check=True)
-    shift_a, shift_b = _shifts_for(xp, sa, sb, extra, budget.budget_bits, mode)
+    shift_a, shift_b = _shifts_for(engine, sa, sb, extra, budget.budget_bits, mode)
     logger.debug(
         "ozaki-II %s: %s @ %s, %d %s moduli (log2 P = %.1f), mode %s",
         engine.name,
@@ -743,9 +745,8 @@ class _Planner:
         sa, sb, extra = self.stats
         r = truncation_budget(self.k, self.precision, self.out_bits, 1)
         counts = range(self.base, self.max_moduli + 1)
-        budget = xp.asarray([moduli_set(n).budget_bits for n in counts], xp.int64)
-        budget = budget.reshape(-1, *([1] * sa.max_exp.ndim))
-        sig_a, sig_b = _shifts_for(xp, sa, sb, extra, budget, self.mode)
+        budget = tuple(moduli_set(n).budget_bits for n in counts)
+        sig_a, sig_b = _shifts_for(self.engine, sa, sb, extra, budget, self.mode)
         ra, rb = self.pair if self.pair is not None else (None, None)
         da = _side_deficit(xp, self.a, sig_a, self.a.zero, ra, self.pairing.g, r)
         db = _side_deficit(xp, self.b, sig_b, self.b.zero, rb, self.pairing.g, r)
@@ -819,7 +820,7 @@ class _Planner:
         if key in op.cache:
             return op.cache[key]
         budget = moduli_set(n).budget_bits
-        sigma = fast_shift(xp, op.max_exp, self._fast_stats(op), budget)
+        sigma = self.engine.fast_shift(op.max_exp, self._fast_stats(op), budget)
         if not split:
             op.cache[key] = (sigma, None, None, None)
             return op.cache[key]
@@ -827,7 +828,7 @@ class _Planner:
         with self.timer("guarantee"):
             lo = _remainder(xp, op.x, sigma)
         lo_stats = self.engine.row_stats(lo, op.name, need_sumsq=True)
-        sigma_lo = fast_shift(xp, lo_stats.max_exp, lo_stats.sumsq, budget)
+        sigma_lo = self.engine.fast_shift(lo_stats.max_exp, lo_stats.sumsq, budget)
         lo_zero = lo_stats.max_exp == ZERO_ROW_EXP
         op.cache[key] = (sigma, lo, sigma_lo, lo_zero)
         return op.cache[key]
@@ -955,7 +956,7 @@ def guaranteed_matmul(
         return None, plan
     if plan.products == 1:
         sa, sb, extra = planner.stats
-        shift_a, shift_b = _shifts(xp, sa, sb, extra, plan.moduli, mode)
+        shift_a, shift_b = _shifts(engine, sa, sb, extra, plan.moduli, mode)
         out = _product(
             engine,
             a,

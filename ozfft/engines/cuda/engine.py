@@ -146,6 +146,7 @@ class CudaEngine(Engine):
         self._cublas = cublas
         self._sm_count = cupy.cuda.Device().attributes["MultiProcessorCount"]
         self._flags: dict[int, MappedFlags] = {}  # per device id
+        self._budgets: dict[tuple, Any] = {}  # (device id, budgets) -> int64 device array
         self._one = np.array(1, dtype=np.int32)
         self._zero = np.array(0, dtype=np.int32)
 
@@ -355,6 +356,34 @@ class CudaEngine(Engine):
             sumsq.reshape(shape) if need_sumsq else None,
             pending_check=check if defer_check else None,
         )
+
+    def fast_shift(self, max_exp: Any, sumsq: Any, budget_bits: int | tuple[int, ...]) -> Any:
+        """One launch of ``oz_fast_shift`` (``gemm/scaling.cu``) for all budgets; the
+        budgets' device array is made once per tuple and device."""
+        cp = self._cp
+        budgets = budget_bits if isinstance(budget_bits, tuple) else (int(budget_bits),)
+        out = cp.empty((len(budgets), *max_exp.shape), cp.int64)
+        rows = int(max_exp.size)
+        if rows:
+            key = (cp.cuda.Device().id, budgets)
+            table = self._budgets.get(key)
+            if table is None:
+                table = self._budgets[key] = cp.asarray(np.array(budgets, np.int64))
+            with phase("scaling", self._clock):
+                kernel = get_function(_SCALING_CU, "oz_fast_shift", scaling_macros())
+                kernel(
+                    _grid(rows * len(budgets)),
+                    (_THREADS,),
+                    (
+                        cp.ascontiguousarray(max_exp, dtype=cp.int64),
+                        cp.ascontiguousarray(sumsq, dtype=cp.int64),
+                        np.int64(rows),
+                        table,
+                        np.int32(len(budgets)),
+                        out,
+                    ),
+                )
+        return out if isinstance(budget_bits, tuple) else out[0]
 
     def bound_operand(self, x: Any, max_exp: Any, bound_bits: int) -> Any:
         cp = self._cp
