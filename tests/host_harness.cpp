@@ -72,6 +72,12 @@ void oz_host_fast_shift(const long long* max_exp, const long long* sumsq, long l
     for (long e = 0; e < n; ++e) out[e] = oz_fast_shift_of(max_exp[e], sumsq[e], budget);
 }
 
+// the 1-norm exponent of each row (oz_norm1_exponent_of)
+void oz_host_norm1_exponent(const long long* max_exp, const long long* sumsq,
+                            long long terms_bits, long long* out, long n) {
+    for (long e = 0; e < n; ++e) out[e] = oz_norm1_exponent_of(max_exp[e], sumsq[e], terms_bits);
+}
+
 // residues of the scaled integers from three 24-bit digits (any modulus up to 2**15)
 void oz_host_residues(const double* x, const int* shift, int* out, long n) {
     for (long e = 0; e < n; ++e) {

@@ -371,8 +371,9 @@ def test_residue_planes_on_gpu_both_roundings(rounding, dtype, rng):
 
 
 def test_fast_shift_kernel_is_the_rule(rng):
-    """CudaEngine.fast_shift (one oz_fast_shift launch) gives the integers of the rule
-    ozfft.ozaki.scaling.fast_shift, for one budget and for a tuple of them (stacked)."""
+    """CudaEngine.fast_shift and norm1_exponent_fast (one oz_row_rule launch each) give the
+    integers of the rules in ozfft.ozaki.scaling, for one budget and for a tuple of them
+    (stacked)."""
     from ozfft.engines.select import cuda_engine, numpy_engine
     from ozfft.ozaki.moduli import moduli_set
     from ozfft.ozaki.scaling import ZERO_ROW_EXP
@@ -387,6 +388,10 @@ def test_fast_shift_kernel_is_the_rule(rng):
         got = engine.fast_shift(cp.asarray(max_exp), cp.asarray(sumsq), budget)
         np.testing.assert_array_equal(cp.asnumpy(got), ref.fast_shift(max_exp, sumsq, budget))
     assert engine.fast_shift(cp.asarray(max_exp), cp.asarray(sumsq), budgets).shape == (7, 3, 70)
+    for terms in (1, 64, 2**17 + 1):
+        got = engine.norm1_exponent_fast(cp.asarray(max_exp), cp.asarray(sumsq), terms)
+        want = ref.norm1_exponent_fast(max_exp, sumsq, terms)
+        np.testing.assert_array_equal(cp.asnumpy(got), want)
 
 
 def test_integer_residues_refuse_a_gaussian_system():

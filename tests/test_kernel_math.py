@@ -19,7 +19,7 @@ from ozfft.engines.numpy.residues import residues as numpy_residues
 from ozfft.engines.numpy.scaling import row_stats as numpy_row_stats
 from ozfft.ozaki.moduli import moduli_set
 from ozfft.ozaki.residue_system import gaussian_system
-from ozfft.ozaki.scaling import ZERO_ROW_EXP, fast_shift
+from ozfft.ozaki.scaling import ZERO_ROW_EXP, fast_shift, norm1_exponent_fast
 
 from .helpers import round_f32, round_f64
 from .test_phase_b import _edge_values, _residues
@@ -275,12 +275,9 @@ def test_kernel_row_stats_match_numpy_engine(harness, rng):
     np.testing.assert_array_equal(sumsq, want_sumsq)
 
 
-@pytest.mark.parametrize("count", [2, 14, 20])
-def test_kernel_fast_shift_matches_the_rule(harness, count, rng):
-    """oz_fast_shift_of (kernels/gemm/scaling.cu's fused shift) is the integer rule of
-    ozfft.ozaki.scaling.fast_shift: zero rows, S = 1 and 2, powers of two and their
-    neighbours (ceil_log2's edges), S up to 2**62, exponents of subnormal to huge rows."""
-    lib = harness(16)
+def _row_rule_inputs(rng):
+    """Zero rows, S = 1 and 2, powers of two and their neighbours (ceil_log2's edges), S up
+    to 2**62, exponents of subnormal to huge rows."""
     powers = 2 ** rng.integers(1, 62, 200)
     sumsq = np.concatenate(
         [[0, 1, 2, 3, 4, 5, 2**62, 2**62 - 1], powers, powers - 1, powers + 1,
@@ -288,12 +285,35 @@ def test_kernel_fast_shift_matches_the_rule(harness, count, rng):
     ).astype(np.int64)  # fmt: skip
     max_exp = rng.integers(-1100, 1030, sumsq.size).astype(np.int64)
     max_exp[0] = ZERO_ROW_EXP
+    return max_exp, sumsq
+
+
+@pytest.mark.parametrize("count", [2, 14, 20])
+def test_kernel_fast_shift_matches_the_rule(harness, count, rng):
+    """oz_fast_shift_of (kernels/gemm/scaling.cu's fused shift) is the integer rule of
+    ozfft.ozaki.scaling.fast_shift."""
+    lib = harness(16)
+    max_exp, sumsq = _row_rule_inputs(rng)
     budget = moduli_set(count).budget_bits
     out = np.empty_like(sumsq)
     lib.oz_host_fast_shift(
         _ptr(max_exp), _ptr(sumsq), ctypes.c_longlong(budget), _ptr(out), ctypes.c_long(out.size)
     )
     np.testing.assert_array_equal(out, fast_shift(np, max_exp, sumsq, budget))
+
+
+@pytest.mark.parametrize("terms", [1, 2, 3, 64, 65, 16384, 2**17 + 1])
+def test_kernel_norm1_exponent_matches_the_rule(harness, terms, rng):
+    """oz_norm1_exponent_of is ozfft.ozaki.scaling.norm1_exponent_fast (odd and even
+    totals: its ceiling halving)."""
+    lib = harness(16)
+    max_exp, sumsq = _row_rule_inputs(rng)
+    bits = max(terms - 1, 0).bit_length()
+    out = np.empty_like(sumsq)
+    lib.oz_host_norm1_exponent(
+        _ptr(max_exp), _ptr(sumsq), ctypes.c_longlong(bits), _ptr(out), ctypes.c_long(out.size)
+    )
+    np.testing.assert_array_equal(out, norm1_exponent_fast(np, max_exp, sumsq, terms))
 
 
 def test_kernel_mod_nonneg(harness, rng):

@@ -47,12 +47,22 @@ __device__ __forceinline__ oz_i64 oz_sumsq_term(oz_u64 mag, int row_max) {
 // The fast-mode shift of a row (ozfft/ozaki/scaling.py, fast_shift) for the CRT budget L:
 // floor((L - 1 + 2 OZ_BOUND_MANTISSA_BITS + OZ_FRACTION_BITS - 2 E - ceil_log2 S) / 2), 0
 // for S = 0 (an all-zero row); ceil_log2 S = bitlen(S - 1) for S >= 1.
+__device__ __forceinline__ oz_i64 oz_ceil_log2(oz_i64 v) {  // 0 for v <= 1
+    return v > 1 ? 64 - __clzll(v - 1) : 0;
+}
 __device__ __forceinline__ oz_i64 oz_fast_shift_of(oz_i64 max_exp, oz_i64 sumsq, oz_i64 budget) {
     if (sumsq <= 0) return 0;
-    const oz_i64 ceil_log2 = sumsq > 1 ? 64 - __clzll(sumsq - 1) : 0;
-    const oz_i64 num =
-        (budget - 1 + 2 * OZ_BOUND_MANTISSA_BITS + OZ_FRACTION_BITS) - 2 * max_exp - ceil_log2;
+    const oz_i64 num = (budget - 1 + 2 * OZ_BOUND_MANTISSA_BITS + OZ_FRACTION_BITS) -
+                       2 * max_exp - oz_ceil_log2(sumsq);
     return num >> 1;  // floor, also for negative num
+}
+
+// nb with ||row||_1 <= 2**nb from the fast-mode statistics (ozfft/ozaki/scaling.py,
+// norm1_exponent_fast): ceil((terms_bits + ceil_log2 S) / 2) + E - (2 B + F) / 2.
+__device__ __forceinline__ oz_i64 oz_norm1_exponent_of(oz_i64 max_exp, oz_i64 sumsq,
+                                                       oz_i64 terms_bits) {
+    const oz_i64 total = terms_bits + oz_ceil_log2(sumsq);
+    return ((total + 1) >> 1) + max_exp - (2 * OZ_BOUND_MANTISSA_BITS + OZ_FRACTION_BITS) / 2;
 }
 #endif
 

@@ -190,16 +190,19 @@ extern "C" __global__ void oz_bound_operand(const double* __restrict__ x, long l
     }
 }
 
-// Fast-mode shifts of `rows` rows for `counts` CRT budgets at once (common/ozaki_common.cuh,
-// oz_fast_shift_of): shift[c rows + i] for budget[c]; one launch where the rule's array
-// form takes ~20 small ones.
-extern "C" __global__ void oz_fast_shift(const oz_i64* __restrict__ max_exp,
-                                         const oz_i64* __restrict__ sumsq, long long rows,
-                                         const oz_i64* __restrict__ budget, int counts,
-                                         oz_i64* __restrict__ shift) {
+// Row rules of the fast-mode statistics, one launch where their array form takes ~20 small
+// ones (common/ozaki_common.cuh): rule 0, the shifts of `rows` rows for `counts` CRT
+// budgets at once, out[c rows + i] = oz_fast_shift_of(E_i, S_i, arg[c]); rule 1, the 1-norm
+// exponents, out[i] = oz_norm1_exponent_of(E_i, S_i, arg[0]) (arg[0]: bits of the terms).
+extern "C" __global__ void oz_row_rule(const oz_i64* __restrict__ max_exp,
+                                       const oz_i64* __restrict__ sumsq, long long rows,
+                                       const oz_i64* __restrict__ arg, int counts, int rule,
+                                       oz_i64* __restrict__ out) {
     for (long long idx = blockIdx.x * (long long)blockDim.x + threadIdx.x; idx < rows * counts;
          idx += (long long)gridDim.x * blockDim.x) {
         const long long i = idx % rows;
-        shift[idx] = oz_fast_shift_of(max_exp[i], sumsq[i], budget[idx / rows]);
+        const oz_i64 a = arg[idx / rows];
+        out[idx] = rule == 0 ? oz_fast_shift_of(max_exp[i], sumsq[i], a)
+                             : oz_norm1_exponent_of(max_exp[i], sumsq[i], a);
     }
 }

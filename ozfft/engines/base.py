@@ -18,7 +18,7 @@ from typing import Any, ClassVar
 from .. import config
 from ..errors import DeviceUnavailableError
 from ..ozaki.moduli import ModuliSet
-from ..ozaki.scaling import fast_shift
+from ..ozaki.scaling import fast_shift, norm1_exponent_fast
 from ..profiling import Clock, HostClock
 
 __all__ = [
@@ -189,6 +189,11 @@ class Engine(abc.ABC):
             budget = xp.asarray(budget_bits, xp.int64).reshape(-1, *([1] * max_exp.ndim))
             return fast_shift(xp, max_exp, sumsq, budget)
         return fast_shift(xp, max_exp, sumsq, budget_bits)
+
+    def norm1_exponent_fast(self, max_exp: Any, sumsq: Any, terms: int) -> Any:
+        """``nb`` with ``||row||_1 <= 2**nb`` from the fast-mode statistics
+        (:func:`ozfft.ozaki.scaling.norm1_exponent_fast`, int64); engines may fuse it."""
+        return norm1_exponent_fast(self.xp, max_exp, sumsq, terms)
 
     # -- stage 2: residues -----------------------------------------------------------
     @abc.abstractmethod

@@ -66,7 +66,6 @@ from ..ozaki.scaling import (
     accurate_bound_bits,
     accurate_shift,
     norm1_exponent_bound,
-    norm1_exponent_fast,
 )
 
 __all__ = [
@@ -719,8 +718,8 @@ class _Planner:
         with timer("guarantee"):
             terms = 2 * k if xp.iscomplexobj(a) else k
             if mode == "fast":
-                nba = norm1_exponent_fast(xp, sa.max_exp, sa.sumsq, terms)
-                nbb = norm1_exponent_fast(xp, sb.max_exp, sb.sumsq, terms)
+                nba = engine.norm1_exponent_fast(sa.max_exp, sa.sumsq, terms)
+                nbb = engine.norm1_exponent_fast(sb.max_exp, sb.sumsq, terms)
             else:
                 g = extra["g"]
                 abar, btbar = extra.pop("abar"), extra.pop("btbar")

@@ -146,7 +146,7 @@ class CudaEngine(Engine):
         self._cublas = cublas
         self._sm_count = cupy.cuda.Device().attributes["MultiProcessorCount"]
         self._flags: dict[int, MappedFlags] = {}  # per device id
-        self._budgets: dict[tuple, Any] = {}  # (device id, budgets) -> int64 device array
+        self._rule_args: dict[tuple, Any] = {}  # (device id, arguments) -> int64 array
         self._one = np.array(1, dtype=np.int32)
         self._zero = np.array(0, dtype=np.int32)
 
@@ -358,32 +358,42 @@ class CudaEngine(Engine):
         )
 
     def fast_shift(self, max_exp: Any, sumsq: Any, budget_bits: int | tuple[int, ...]) -> Any:
-        """One launch of ``oz_fast_shift`` (``gemm/scaling.cu``) for all budgets; the
-        budgets' device array is made once per tuple and device."""
-        cp = self._cp
+        """One ``oz_row_rule`` launch (``gemm/scaling.cu``) for all budgets."""
         budgets = budget_bits if isinstance(budget_bits, tuple) else (int(budget_bits),)
-        out = cp.empty((len(budgets), *max_exp.shape), cp.int64)
+        out = self._row_rule(max_exp, sumsq, budgets, 0)
+        return out if isinstance(budget_bits, tuple) else out[0]
+
+    def norm1_exponent_fast(self, max_exp: Any, sumsq: Any, terms: int) -> Any:
+        """One ``oz_row_rule`` launch (``gemm/scaling.cu``)."""
+        return self._row_rule(max_exp, sumsq, (max(int(terms) - 1, 0).bit_length(),), 1)[0]
+
+    def _row_rule(self, max_exp: Any, sumsq: Any, args: tuple[int, ...], rule: int) -> Any:
+        """``(len(args), *max_exp.shape)`` int64 values of a fast-mode row rule; the
+        arguments' device array is made once per tuple and device."""
+        cp = self._cp
+        out = cp.empty((len(args), *max_exp.shape), cp.int64)
         rows = int(max_exp.size)
         if rows:
-            key = (cp.cuda.Device().id, budgets)
-            table = self._budgets.get(key)
+            key = (cp.cuda.Device().id, args)
+            table = self._rule_args.get(key)
             if table is None:
-                table = self._budgets[key] = cp.asarray(np.array(budgets, np.int64))
+                table = self._rule_args[key] = cp.asarray(np.array(args, np.int64))
             with phase("scaling", self._clock):
-                kernel = get_function(_SCALING_CU, "oz_fast_shift", scaling_macros())
+                kernel = get_function(_SCALING_CU, "oz_row_rule", scaling_macros())
                 kernel(
-                    _grid(rows * len(budgets)),
+                    _grid(rows * len(args)),
                     (_THREADS,),
                     (
                         cp.ascontiguousarray(max_exp, dtype=cp.int64),
                         cp.ascontiguousarray(sumsq, dtype=cp.int64),
                         np.int64(rows),
                         table,
-                        np.int32(len(budgets)),
+                        np.int32(len(args)),
+                        np.int32(rule),
                         out,
                     ),
                 )
-        return out if isinstance(budget_bits, tuple) else out[0]
+        return out
 
     def bound_operand(self, x: Any, max_exp: Any, bound_bits: int) -> Any:
         cp = self._cp
