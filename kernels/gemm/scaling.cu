@@ -194,15 +194,16 @@ extern "C" __global__ void oz_bound_operand(const double* __restrict__ x, long l
 // ones (common/ozaki_common.cuh): rule 0, the shifts of `rows` rows for `counts` CRT
 // budgets at once, out[c rows + i] = oz_fast_shift_of(E_i, S_i, arg[c]); rule 1, the 1-norm
 // exponents, out[i] = oz_norm1_exponent_of(E_i, S_i, arg[0]) (arg[0]: bits of the terms).
-extern "C" __global__ void oz_row_rule(const oz_i64* __restrict__ max_exp,
+// (int32 in and out: shifts and exponents stay far below 2**31 in magnitude.)
+extern "C" __global__ void oz_row_rule(const int* __restrict__ max_exp,
                                        const oz_i64* __restrict__ sumsq, long long rows,
                                        const oz_i64* __restrict__ arg, int counts, int rule,
-                                       oz_i64* __restrict__ out) {
+                                       int* __restrict__ out) {
     for (long long idx = blockIdx.x * (long long)blockDim.x + threadIdx.x; idx < rows * counts;
          idx += (long long)gridDim.x * blockDim.x) {
         const long long i = idx % rows;
         const oz_i64 a = arg[idx / rows];
-        out[idx] = rule == 0 ? oz_fast_shift_of(max_exp[i], sumsq[i], a)
-                             : oz_norm1_exponent_of(max_exp[i], sumsq[i], a);
+        out[idx] = (int)(rule == 0 ? oz_fast_shift_of(max_exp[i], sumsq[i], a)
+                                   : oz_norm1_exponent_of(max_exp[i], sumsq[i], a));
     }
 }

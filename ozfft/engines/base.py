@@ -180,10 +180,10 @@ class Engine(abc.ABC):
         """Accurate mode: exact ``Abar @ Btbar^T`` (entries < 2**12 k)."""
 
     def fast_shift(self, max_exp: Any, sumsq: Any, budget_bits: int | tuple[int, ...]) -> Any:
-        """Fast-mode row shifts (:func:`ozfft.ozaki.scaling.fast_shift`, int64) for the CRT
-        budget ``budget_bits``, or for a tuple of budgets at once (stacked along a new
-        leading axis). Engines may fuse the rule's elementwise steps; the integers are the
-        rule's."""
+        """Fast-mode row shifts (:func:`ozfft.ozaki.scaling.fast_shift`, an integer array)
+        for the CRT budget ``budget_bits``, or for a tuple of budgets at once (stacked
+        along a new leading axis). Engines may fuse the rule's elementwise steps; the
+        integers are the rule's."""
         xp = self.xp
         if isinstance(budget_bits, tuple):
             budget = xp.asarray(budget_bits, xp.int64).reshape(-1, *([1] * max_exp.ndim))
@@ -192,7 +192,8 @@ class Engine(abc.ABC):
 
     def norm1_exponent_fast(self, max_exp: Any, sumsq: Any, terms: int) -> Any:
         """``nb`` with ``||row||_1 <= 2**nb`` from the fast-mode statistics
-        (:func:`ozfft.ozaki.scaling.norm1_exponent_fast`, int64); engines may fuse it."""
+        (:func:`ozfft.ozaki.scaling.norm1_exponent_fast`, an integer array); engines may
+        fuse it."""
         return norm1_exponent_fast(self.xp, max_exp, sumsq, terms)
 
     # -- stage 2: residues -----------------------------------------------------------

@@ -352,7 +352,7 @@ class CudaEngine(Engine):
             check()
         shape = x.shape[:-1]
         return RowStats(
-            max_exp.astype(cp.int64).reshape(shape),
+            max_exp.reshape(shape),  # int32: the kernels' type, no conversion launch
             sumsq.reshape(shape) if need_sumsq else None,
             pending_check=check if defer_check else None,
         )
@@ -368,10 +368,11 @@ class CudaEngine(Engine):
         return self._row_rule(max_exp, sumsq, (max(int(terms) - 1, 0).bit_length(),), 1)[0]
 
     def _row_rule(self, max_exp: Any, sumsq: Any, args: tuple[int, ...], rule: int) -> Any:
-        """``(len(args), *max_exp.shape)`` int64 values of a fast-mode row rule; the
+        """``(len(args), *max_exp.shape)`` int32 values of a fast-mode row rule (the type
+        the residue and Phase B kernels take: no conversion launch on the way); the
         arguments' device array is made once per tuple and device."""
         cp = self._cp
-        out = cp.empty((len(args), *max_exp.shape), cp.int64)
+        out = cp.empty((len(args), *max_exp.shape), cp.int32)
         rows = int(max_exp.size)
         if rows:
             key = (cp.cuda.Device().id, args)
@@ -384,7 +385,7 @@ class CudaEngine(Engine):
                     _grid(rows * len(args)),
                     (_THREADS,),
                     (
-                        cp.ascontiguousarray(max_exp, dtype=cp.int64),
+                        cp.ascontiguousarray(max_exp, dtype=cp.int32),
                         cp.ascontiguousarray(sumsq, dtype=cp.int64),
                         np.int64(rows),
                         table,
@@ -402,7 +403,7 @@ class CudaEngine(Engine):
         with phase("scaling", self._clock):
             out = cp.empty((rows, kp), cp.int8)
             kernel = get_function(_SCALING_CU, "oz_bound_operand", scaling_macros())
-            exps = cp.ascontiguousarray(max_exp.reshape(-1).astype(cp.int32))
+            exps = cp.ascontiguousarray(max_exp.reshape(-1).astype(cp.int32, copy=False))
             kernel(
                 _grid(rows * kp),
                 (_THREADS,),
@@ -490,7 +491,9 @@ class CudaEngine(Engine):
         scaled entries, padded to ``kp``: a thread per (row, four columns)."""
         with phase("residues", self._clock):
             kernel = get_function(source, name, macros)
-            shifts = self._cp.ascontiguousarray(shift.reshape(-1).astype(self._cp.int32))
+            shifts = self._cp.ascontiguousarray(
+                shift.reshape(-1).astype(self._cp.int32, copy=False)
+            )
             kernel(
                 _grid(rows * (kp // 4)),
                 (_THREADS,),
@@ -581,8 +584,8 @@ class CudaEngine(Engine):
         batch = int(np.prod(batch_shape)) if batch_shape else 1
         pa = ra.planes.reshape(count, ra.planes.shape[1], batch, m, kp)
         pb = rbt.planes.reshape(count, rbt.planes.shape[1], batch, n, kp)
-        sa = cp.ascontiguousarray(shift_a.reshape(batch, m).astype(cp.int32))
-        sb = cp.ascontiguousarray(shift_b.reshape(batch, n).astype(cp.int32))
+        sa = cp.ascontiguousarray(shift_a.reshape(batch, m).astype(cp.int32, copy=False))
+        sb = cp.ascontiguousarray(shift_b.reshape(batch, n).astype(cp.int32, copy=False))
 
         ws = self.gemm_workspace(
             batch, m, n, kp, count, ra.is_complex, products, False, out_dtype,
@@ -815,8 +818,8 @@ class CudaEngine(Engine):
         out_dtype = np.dtype(out_dtype)
         pa, pb, batch_shape, m, n, kp = self._fp8_operands(ra, rbt, system)
         count, batch = system.count, pa.shape[3]
-        sa = cp.ascontiguousarray(shift_a.reshape(batch, m).astype(cp.int32))
-        sb = cp.ascontiguousarray(shift_b.reshape(batch, n).astype(cp.int32))
+        sa = cp.ascontiguousarray(shift_a.reshape(batch, m).astype(cp.int32, copy=False))
+        sb = cp.ascontiguousarray(shift_b.reshape(batch, n).astype(cp.int32, copy=False))
         # one set of INT32 planes whatever k (no k-block planes): plan as for k <= K_BLOCK
         ws = self.gemm_workspace(
             batch, m, n, min(kp, K_BLOCK), count, ra.is_complex, products, False, out_dtype
