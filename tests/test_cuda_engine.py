@@ -394,6 +394,25 @@ def test_fast_shift_kernel_is_the_rule(rng):
         np.testing.assert_array_equal(cp.asnumpy(got), want)
 
 
+@pytest.mark.parametrize("shape", [(37, 29), (3, 16, 300), (2, 5, 1, 40), (1, 1)])
+def test_scaled_minima_kernel_is_the_rule(shape, rng):
+    """CudaEngine.scaled_minima (gemm/guarantee.cu: one read of g, column minima merged
+    with atomicMin on the bits) gives the NumPy engine's row and column minima of g scaled
+    by powers of two, for stacks, rows not a multiple of the block's 16, zeros in g and
+    scales from 2**-960 to 2**960."""
+    from ozfft.engines.select import cuda_engine, numpy_engine
+
+    *batch, m, n = shape
+    g = np.floor(rng.uniform(0, 2.0**53, shape) * rng.choice([0, 1, 1e-9], shape))
+    rs = np.ldexp(1.0, rng.integers(-960, 961, (*batch, m)))
+    cs = np.ldexp(1.0, rng.integers(-960, 961, (*batch, n)))
+    want = numpy_engine().scaled_minima(g, rs, cs)
+    got = cuda_engine().scaled_minima(cp.asarray(g), cp.asarray(rs), cp.asarray(cs))
+    for x, y in zip(got, want, strict=True):
+        assert x.shape == y.shape
+        np.testing.assert_array_equal(cp.asnumpy(x), y)
+
+
 def test_integer_residues_refuse_a_gaussian_system():
     """The FFT stage path's integer residues are Karatsuba planes (re, im, re + im): a
     Gaussian system, whose products read rmod(re +- j im), is refused by name."""

@@ -196,6 +196,15 @@ class Engine(abc.ABC):
         fuse it."""
         return norm1_exponent_fast(self.xp, max_exp, sumsq, terms)
 
+    def scaled_minima(self, g: Any, row_scale: Any, col_scale: Any) -> tuple[Any, Any]:
+        """``min_j g_ij col_scale_j`` per row and ``min_i g_ij row_scale_i`` per column of
+        non-negative matrices ``g`` ``(..., m, n)`` (the accuracy plan's pairing rule):
+        exact when the scales are powers of two that keep every product finite, so any
+        engine's order of comparisons gives the same values."""
+        return (g * col_scale[..., None, :]).min(axis=-1), (g * row_scale[..., :, None]).min(
+            axis=-2
+        )
+
     # -- stage 2: residues -----------------------------------------------------------
     @abc.abstractmethod
     def residues(

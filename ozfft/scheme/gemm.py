@@ -497,13 +497,13 @@ def _scale(xp, d: Any) -> Any:
     return xp.ldexp(xp.ones(d.shape, xp.float64), (-xp.clip(d, -960, 960)).astype(xp.int32))
 
 
-def _reduced_deficits(xp, g: Any, da: Any, db: Any) -> tuple[Any, Any]:
+def _reduced_deficits(engine: Engine, g: Any, da: Any, db: Any) -> tuple[Any, Any]:
     """``max_j (db_j - floor_log2 g_ij)`` per row and ``max_i (da_i - floor_log2 g_ij)``
     per column, as ``-floor_log2(min_j g_ij 2**-db_j)`` (scaling by a power of two is
-    exact, and ``floor_log2`` is monotone): two multiplies and two reductions."""
-    ra = -_floor_log2(xp, (g * _scale(xp, db)[..., None, :]).min(axis=-1))
-    rb = -_floor_log2(xp, (g * _scale(xp, da)[..., :, None]).min(axis=-2))
-    return ra, rb
+    exact, and ``floor_log2`` is monotone): :meth:`Engine.scaled_minima`."""
+    xp = engine.xp
+    rmin, cmin = engine.scaled_minima(g, _scale(xp, da), _scale(xp, db))
+    return -_floor_log2(xp, rmin), -_floor_log2(xp, cmin)
 
 
 def _tile_max(xp, v: Any, tile: int, fill: int) -> Any:
@@ -606,8 +606,9 @@ class _Pairing:
     then ``r + 1 + 2g - q_i + RA_i`` (docs/numerics.md). Zero rows have
     ``nb - E = -_NEVER``: they constrain nothing."""
 
-    def __init__(self, xp, a: _Operand, b: _Operand, k: int) -> None:
-        self.xp = xp
+    def __init__(self, engine: Engine, a: _Operand, b: _Operand, k: int) -> None:
+        self.engine = engine
+        self.xp = xp = engine.xp
         index = _subset(xp, a.x, b.x, k)
         size = k if index is None else int(index.shape[0])
         self.g = lower_bound_bits(size * (2 if xp.iscomplexobj(a.x) else 1))
@@ -630,7 +631,7 @@ class _Pairing:
             return m.reshape(*m.shape[:-2], -1, TILE, m.shape[-1]).min(axis=-2)
 
         ra, rb = _blocked_deficits(
-            xp,
+            self.engine,
             [tile_min(m) for m in self.ma],
             [tile_min(m) for m in self.mb],
             _tile_max(xp, self.da, TILE, -_NEVER),
@@ -641,12 +642,13 @@ class _Pairing:
 
     def entrywise(self) -> tuple[Any, Any]:
         """Entry-level vectors."""
-        return _blocked_deficits(self.xp, self.ma, self.mb, self.da, self.db)
+        return _blocked_deficits(self.engine, self.ma, self.mb, self.da, self.db)
 
 
-def _blocked_deficits(xp, ma: list, mb: list, da: Any, db: Any) -> tuple[Any, Any]:
+def _blocked_deficits(engine: Engine, ma: list, mb: list, da: Any, db: Any) -> tuple[Any, Any]:
     """:func:`_reduced_deficits` of the lower-bound products ``G = Ma Mb^T`` (batched),
     formed in blocks of at most ``_BLOCK_ENTRIES`` entries."""
+    xp = engine.xp
     batch = da.shape[:-1]
     m, n = da.shape[-1], db.shape[-1]
     nb_ = int(np.prod(batch)) if batch else 1
@@ -665,7 +667,7 @@ def _blocked_deficits(xp, ma: list, mb: list, da: Any, db: Any) -> tuple[Any, An
         for i0 in range(0, m, mbk):
             rs = slice(i0, i0 + mbk)
             g = _pair_products(xp, [x[bs, rs] for x in ma], [x[bs] for x in mb])
-            ra[bs, rs], rbk = _reduced_deficits(xp, g, da[bs, rs], db[bs])
+            ra[bs, rs], rbk = _reduced_deficits(engine, g, da[bs, rs], db[bs])
             rb[bs] = xp.maximum(rb[bs], rbk)
     return ra.reshape(*batch, m), rb.reshape(*batch, n)
 
@@ -732,7 +734,7 @@ class _Planner:
             self.b = _Operand(
                 "b", bt, sb.max_exp, sb.sumsq, nbb, exact_bits[1], sb.max_exp == ZERO_ROW_EXP
             )
-            self.pairing = _Pairing(xp, self.a, self.b, k)
+            self.pairing = _Pairing(engine, self.a, self.b, k)
         self.pair = None  # (RA, RB) of the strongest pairing test run so far
 
     # -- single products ------------------------------------------------------------

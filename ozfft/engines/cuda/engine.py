@@ -45,6 +45,7 @@ from .constants import (
     FP8_TILE_M,
     FP8_TILE_N,
     STATS_CACHED,
+    Macros,
     fp8_macros,
     fp8_pad_k,
     fp8_phase_b_macros,
@@ -77,6 +78,10 @@ _D2H = 2
 
 #: kernel sources, relative to the kernels folder
 _SCALING_CU = "gemm/scaling.cu"
+_GUARANTEE_CU = "gemm/guarantee.cu"
+#: rows per block of ``oz_scaled_minima`` (``OZ_MIN_ROWS``)
+_MIN_ROWS = 16
+_MINIMA_MACROS = Macros({"OZ_MIN_ROWS": str(_MIN_ROWS)})
 _RESIDUES_CU = "gemm/residues.cu"
 _PHASE_B_CU = "gemm/phase_b.cu"
 _FP8_RESIDUES_CU = "gemm/fp8_residues.cu"
@@ -395,6 +400,32 @@ class CudaEngine(Engine):
                     ),
                 )
         return out
+
+    def scaled_minima(self, g: Any, row_scale: Any, col_scale: Any) -> tuple[Any, Any]:
+        """One read of ``g`` (``gemm/guarantee.cu``, ``oz_scaled_minima``): the row minima
+        per block of rows, the column minima merged with ``atomicMin`` on the bits."""
+        cp = self._cp
+        *batch, m, n = g.shape
+        items = int(np.prod(batch)) if batch else 1
+        rmin = cp.empty((*batch, m), cp.float64)
+        cmin = cp.full((*batch, n), np.inf, cp.float64)
+        if g.size:
+            kernel = get_function(_GUARANTEE_CU, "oz_scaled_minima", _MINIMA_MACROS)
+            kernel(
+                (-(-m // _MIN_ROWS), min(items, 65535)),
+                (_THREADS,),
+                (
+                    cp.ascontiguousarray(g, dtype=cp.float64),
+                    np.int64(items),
+                    np.int64(m),
+                    np.int64(n),
+                    cp.ascontiguousarray(row_scale, dtype=cp.float64),
+                    cp.ascontiguousarray(col_scale, dtype=cp.float64),
+                    rmin,
+                    cmin.view(cp.uint64),
+                ),
+            )
+        return rmin, cmin
 
     def bound_operand(self, x: Any, max_exp: Any, bound_bits: int) -> Any:
         cp = self._cp
