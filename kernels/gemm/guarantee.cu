@@ -4,36 +4,41 @@
 //   rmin[b][i] = min_j g[b][i][j] cs[b][j],    cmin[b][j] = min_i g[b][i][j] rs[b][i].
 // Every product is exact (scaling by a power of two; the caller clips the exponents so that
 // nothing overflows), so both minima are exact and do not depend on the order of the
-// comparisons. cmin holds the bit patterns of non-negative doubles, which order like unsigned
-// integers, merged with atomicMin; the caller starts it at +inf's bits.
+// comparisons. rmin and cmin hold the bit patterns of non-negative doubles, which order like
+// unsigned integers, merged with atomicMin; the caller starts them at +inf's bits.
 #include "common/ozaki_common.cuh"
 
-#ifndef OZ_MIN_ROWS  // rows per block (from ozfft/engines/cuda/engine.py): n atomics per block
-#define OZ_MIN_ROWS 16
+#ifndef OZ_MIN_ROWS  // rows per block (from ozfft/engines/cuda/engine.py)
+#define OZ_MIN_ROWS 32
 #endif
 
-// grid: x over blocks of OZ_MIN_ROWS rows of one item, y over items (grid-stride);
-// the block's threads stride over the columns.
+// grid: x over blocks of OZ_MIN_ROWS rows of one item, y over chunks of columns (the
+// block's threads stride over its chunk), z over items (grid-stride). The rows' minima of
+// a chunk are merged with atomicMin on the bits as well (rmin starts at +inf's bits).
 extern "C" __global__ void __launch_bounds__(256)
     oz_scaled_minima(const double* __restrict__ g, long long batches, long long m, long long n,
-                     const double* __restrict__ rs, const double* __restrict__ cs,
-                     double* __restrict__ rmin, oz_u64* __restrict__ cmin) {
+                     long long chunk, const double* __restrict__ rs,
+                     const double* __restrict__ cs, oz_u64* __restrict__ rmin,
+                     oz_u64* __restrict__ cmin) {
     __shared__ double part[32];
+    __shared__ double row_scale[OZ_MIN_ROWS];
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
     const int warps = (int)(blockDim.x >> 5);
     const long long i0 = blockIdx.x * (long long)OZ_MIN_ROWS;
-    if (i0 >= m) return;
+    const long long j0 = blockIdx.y * chunk;
+    if (i0 >= m || j0 >= n) return;
     const int rows = (int)(m - i0 < OZ_MIN_ROWS ? m - i0 : OZ_MIN_ROWS);
-    for (long long b = blockIdx.y; b < batches; b += gridDim.y) {
+    const long long j1 = j0 + chunk < n ? j0 + chunk : n;
+    for (long long b = blockIdx.z; b < batches; b += gridDim.z) {
         const double* gb = g + (b * m + i0) * n;
         const double* csb = cs + b * n;
-        double row_scale[OZ_MIN_ROWS], row_min[OZ_MIN_ROWS];
+        __syncthreads();  // the previous item's row_scale is no longer read
+        if (threadIdx.x < rows) row_scale[threadIdx.x] = rs[b * m + i0 + threadIdx.x];
+        __syncthreads();
+        double row_min[OZ_MIN_ROWS];
 #pragma unroll
-        for (int r = 0; r < OZ_MIN_ROWS; ++r) {
-            row_scale[r] = r < rows ? rs[b * m + i0 + r] : 0.0;
-            row_min[r] = OZ_INF;
-        }
-        for (long long j = threadIdx.x; j < n; j += blockDim.x) {
+        for (int r = 0; r < OZ_MIN_ROWS; ++r) row_min[r] = OZ_INF;
+        for (long long j = j0 + threadIdx.x; j < j1; j += blockDim.x) {
             const double c = csb[j];
             double col = OZ_INF;
 #pragma unroll
@@ -46,7 +51,7 @@ extern "C" __global__ void __launch_bounds__(256)
             }
             atomicMin(cmin + b * n + j, (oz_u64)__double_as_longlong(col));
         }
-        // the rows' minima: one block reduction each
+        // the rows' minima over the chunk: one block reduction each
 #pragma unroll
         for (int r = 0; r < OZ_MIN_ROWS; ++r) {
             if (r >= rows) break;
@@ -60,7 +65,7 @@ extern "C" __global__ void __launch_bounds__(256)
 #pragma unroll
                 for (int off = 16; off > 0; off >>= 1)
                     v = fmin(v, __shfl_down_sync(0xffffffffu, v, off));
-                if (lane == 0) rmin[b * m + i0 + r] = v;
+                if (lane == 0) atomicMin(rmin + b * m + i0 + r, (oz_u64)__double_as_longlong(v));
             }
             __syncthreads();
         }

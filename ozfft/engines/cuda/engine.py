@@ -80,7 +80,7 @@ _D2H = 2
 _SCALING_CU = "gemm/scaling.cu"
 _GUARANTEE_CU = "gemm/guarantee.cu"
 #: rows per block of ``oz_scaled_minima`` (``OZ_MIN_ROWS``)
-_MIN_ROWS = 16
+_MIN_ROWS = 32
 _MINIMA_MACROS = Macros({"OZ_MIN_ROWS": str(_MIN_ROWS)})
 _RESIDUES_CU = "gemm/residues.cu"
 _PHASE_B_CU = "gemm/phase_b.cu"
@@ -402,26 +402,32 @@ class CudaEngine(Engine):
         return out
 
     def scaled_minima(self, g: Any, row_scale: Any, col_scale: Any) -> tuple[Any, Any]:
-        """One read of ``g`` (``gemm/guarantee.cu``, ``oz_scaled_minima``): the row minima
-        per block of rows, the column minima merged with ``atomicMin`` on the bits."""
+        """One read of ``g`` (``gemm/guarantee.cu``, ``oz_scaled_minima``): blocks of rows
+        by chunks of columns, enough of them to fill the GPU; both minima merged with
+        ``atomicMin`` on the bits."""
         cp = self._cp
         *batch, m, n = g.shape
         items = int(np.prod(batch)) if batch else 1
-        rmin = cp.empty((*batch, m), cp.float64)
+        rmin = cp.full((*batch, m), np.inf, cp.float64)
         cmin = cp.full((*batch, n), np.inf, cp.float64)
         if g.size:
+            row_blocks = -(-m // _MIN_ROWS)
+            grid_z = min(items, 65535)
+            chunks = max(1, min(-(-n // _THREADS), -(-2 * self._sm_count // (row_blocks * grid_z))))
+            chunk = -(-n // chunks)
             kernel = get_function(_GUARANTEE_CU, "oz_scaled_minima", _MINIMA_MACROS)
             kernel(
-                (-(-m // _MIN_ROWS), min(items, 65535)),
+                (row_blocks, -(-n // chunk), grid_z),
                 (_THREADS,),
                 (
                     cp.ascontiguousarray(g, dtype=cp.float64),
                     np.int64(items),
                     np.int64(m),
                     np.int64(n),
+                    np.int64(chunk),
                     cp.ascontiguousarray(row_scale, dtype=cp.float64),
                     cp.ascontiguousarray(col_scale, dtype=cp.float64),
-                    rmin,
+                    rmin.view(cp.uint64),
                     cmin.view(cp.uint64),
                 ),
             )
