@@ -201,9 +201,9 @@ class Engine(abc.ABC):
         non-negative matrices ``g`` ``(..., m, n)`` (the accuracy plan's pairing rule):
         exact when the scales are powers of two that keep every product finite, so any
         engine's order of comparisons gives the same values."""
-        return (g * col_scale[..., None, :]).min(axis=-1), (g * row_scale[..., :, None]).min(
-            axis=-2
-        )
+        row_min = (g * col_scale[..., None, :]).min(axis=-1)
+        col_min = (g * row_scale[..., :, None]).min(axis=-2)
+        return row_min, col_min
 
     # -- stage 2: residues -----------------------------------------------------------
     @abc.abstractmethod
