@@ -29,9 +29,10 @@ underflow term of the final rounding) with ``u = max(2**-p, u_out)``, ``p`` =
 :data:`PRECISION_BITS`.  The rules below turn that promise into integer conditions:
 :func:`truncation_budget` gives the exponent ``r`` of the truncation budget
 ``rho = 2**-r`` left after the roundings; each operand gets ``rho / 2``. A row of A
-meets its half when every entry is represented to relative precision ``rho / 2``
-(:func:`element_deficit`) or when ``2**-sigma_i ||b_j||_1 <= (rho/2) LB_ij`` for an exact
-integer lower bound ``LB`` of ``(|A||B|)_ij`` (:func:`pairing_offset`).
+meets its half when every entry is represented to relative precision ``rho / 4``, which
+leaves room for the other operand's rounded entries (:func:`element_deficit`), or when
+``2**-sigma_i ||b_j||_1 <= (rho/2) LB_ij`` for an exact integer lower bound ``LB`` of
+``(|A||B|)_ij`` (:func:`pairing_offset`).
 """
 
 from __future__ import annotations

@@ -1,8 +1,9 @@
 """Power-of-two scaling rules, decided by exact integer arithmetic.
 
 Row ``i`` of ``A`` (and, by transposition, column ``j`` of ``B``) is scaled by
-``2**sigma_i`` and truncated: ``a'_ih = trunc(2**sigma_i * a_ih)``. The shifts must
-guarantee the CRT uniqueness bound ``2 * sum_h |a'_ih| |b'_hj| < P``.
+``2**sigma_i`` and made an integer: ``a'_ih = trunc(2**sigma_i * a_ih)``, or rounded to
+nearest (:func:`scaled_integers`, below). The shifts must guarantee the CRT uniqueness
+bound ``2 * sum_h |a'_ih| |b'_hj| < P``.
 
 All decisions are made from *integer* statistics of the rows (frexp exponents and
 integer upper bounds on mantissas), summed in integers, so they do not depend on

@@ -22,8 +22,8 @@ differ only where INT8 would need 19 or 20 moduli: FP8 then splits, or runs nati
 The decision, per operand row (A's rows, B's columns, as rows of ``Bt``):
 
 * ``q_i = sigma_i + E_i``: bits the row keeps above its grid ``2**-sigma_i``;
-* element rule: ``sigma_i + e_min,i >= min(p_in, r + 2)`` (every entry exact or within
-  relative ``2**-(r+1)``; ``e_min`` is read only when needed);
+* element rule: ``sigma_i + e_min,i >= min(p_in, max(r + 2, 7))`` (every entry exact or,
+  rounded to nearest, within relative ``2**-(r+2)``; ``e_min`` is read only when needed);
 * pairing rule: ``floor_log2 G_ij >= (r + 1 + 2g - q_i) + (nb_j - E_j)`` where
   ``2**(E_i+E_j-2g) G_ij <= (|A||B|)_ij`` is an exact lower bound from ``g``-bit floor
   magnitudes on at most :data:`SUBSET` inner indices (picked by a content hash, so
@@ -186,7 +186,7 @@ def fp8_system_for(num_moduli: int) -> ResidueSystem:
     """The FP8 residue system that stands in for ``num_moduli`` INT8 moduli: the fewest
     FP8 digit products whose CRT range has at least ``ceil(log2 P)`` bits, ``P`` the
     product of those INT8 moduli. The scaling keeps the INT8 count's budget ``L =
-    floor(log2 P)``, and ``2**L < P_fp8``, so the same truncated integers are recovered
+    floor(log2 P)``, and ``2**L < P_fp8``, so the same scaled integers are recovered
     exactly: the result is bitwise that of the INT8 moduli, and whatever the INT8 count
     proves (the accuracy guarantee) holds as it is. Raises ``ValueError`` past
     :func:`fp8_max_moduli` (FP8 moduli reach 141 bits)."""
