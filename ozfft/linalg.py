@@ -188,8 +188,9 @@ def matmul(
     ``native``; not bitwise equal across engines). :func:`matmul_plan` says what a call
     will do. The result does not depend on the order of the inner dimension.
     Results that overflow are ±inf as in numpy; as for the native bound, results within
-    ``k u (|A||B|)_ij`` of the overflow threshold may be ±inf too. See docs/numerics.md,
-    "The accuracy guarantee of matmul".
+    ``k u (|A||B|)_ij`` of the overflow threshold may be ±inf too where signs cancel and
+    ``(|A||B|)_ij`` itself overflows. See docs/numerics.md, "The accuracy guarantee of
+    matmul".
 
     Examples
     --------

@@ -498,3 +498,39 @@ def test_random_sweep(seed):
 def test_zz_report_plans():
     """Print the plans the checks above met (``pytest -s tests/test_guarantee.py``)."""
     print("\nplans:", dict(PLANS))
+
+
+@pytest.mark.parametrize(
+    "dtype, k, small_exp, precision",
+    [(np.float64, 16384, 20, "fp64"), (np.float32, 1024, 12, "fp32")],
+)
+def test_one_signed_product_next_to_overflow_stays_finite(dtype, k, small_exp, precision):
+    """A one-signed row against a column of 2**(emax-1) whose exact product rounds to the
+    format's largest value: the default call must not return inf (rounding the scaled
+    entries to nearest could push the exact integer product past the threshold; the plan
+    truncates near overflow: _Planner.near_overflow). Found by review; the entries are
+    chosen so that every small one scales to a fraction above one half."""
+    p, emax = (53, 1024) if dtype == np.float64 else (24, 128)
+    threshold = Fraction(2) ** emax * (1 - Fraction(1, 2 ** (p + 1)))
+    col = Fraction(2) ** (emax - 1)
+    a = b = None
+    for j in range(1, 4096):  # the small entries' last bits: scaled, above one half
+        small = dtype(2.0**-small_exp * (1 + j * 2.0 ** (1 - p)))
+        a0 = dtype(float(threshold / col - (k - 1) * Fraction(float(small))))
+        while col * (Fraction(float(a0)) + (k - 1) * Fraction(float(small))) >= threshold:
+            a0 = np.nextafter(a0, dtype(0))
+        a = np.full((1, k), small, dtype)
+        a[0, 0] = a0
+        b = np.full((k, 1), dtype(2.0 ** (emax - 1)), dtype)
+        n = matmul_plan(a, b, precision=precision).moduli
+        bt = np.ascontiguousarray(b.T).astype(np.float64)
+        sigma = int(scheme.compute_shifts(ENGINE, a.astype(np.float64), bt, n, "fast")[0][0])
+        frac = (Fraction(float(small)) * Fraction(2) ** sigma) % 1
+        if Fraction(1, 2) < frac < Fraction(6, 10):
+            break
+    exact = Fraction(float(a0)) * col + (k - 1) * Fraction(float(small)) * col
+    assert exact < threshold  # finite in the format, so the promise covers it
+    got = ozfft.matmul(a, b, precision=precision)
+    assert np.isfinite(got).all()
+    u = Fraction(1, 2**p)
+    assert abs(Fraction(float(got[0, 0])) - exact) <= k * u * exact

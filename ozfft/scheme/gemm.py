@@ -98,8 +98,12 @@ _BLOCK_ENTRIES = 1 << 24
 #: one); the CRT bound and the guarantee's rules still hold (docs/numerics.md)
 SINGLE_ROUNDING = "nearest"
 #: the scaled integers of split products: truncated, so that a hi and a lo part share the
-#: entry's sign (the rounding error bound of their sum, docs/numerics.md, "Splits")
+#: entry's sign (the rounding error bound of their sum, docs/numerics.md, "Splits"); also
+#: those of a planned single product near the output's overflow threshold
+#: (:meth:`_Planner.near_overflow`)
 SPLIT_ROUNDING = "trunc"
+#: ``emax`` of each output format (``2**emax`` overflows it), by significand bits
+_OVERFLOW_EXP = {53: 1024, 24: 128, 11: 16}
 #: "infinitely many bits": a deficit no moduli count can meet
 _NEVER = 1 << 24
 
@@ -834,6 +838,21 @@ class _Planner:
         op.cache[key] = (sigma, lo, sigma_lo, lo_zero)
         return op.cache[key]
 
+    def near_overflow(self) -> bool:
+        """Whether some ``(|A||B|)_ij`` may reach half the output's overflow threshold
+        ``2**emax``: ``S_ij < 2**(nb_i + E_j)`` and ``< 2**(E_i + nb_j)`` (one read of four
+        maxima). Below that, a single product rounded to nearest stays finite with its
+        exact value (``|x| <= (1 + rho) S``); at or above it the product truncates, whose
+        ``|x|`` a one-signed sum keeps at most ``|C_ij|``."""
+        a, b = self.a, self.b
+        if not (a.max_exp.size and b.max_exp.size):
+            return False
+        xp = self.xp
+        top = xp.stack([a.nb.max(), b.max_exp.max(), b.nb.max(), a.max_exp.max()])
+        nb_a, e_b, nb_b, e_a = (int(v) for v in _to_host(xp, top.astype(xp.int64)))
+        limit = _OVERFLOW_EXP[self.out_bits] - 1
+        return nb_a + e_b > limit and nb_b + e_a > limit
+
     def release(self) -> None:
         """Drop what only the decision needed (the lower-bound magnitudes)."""
         self.pairing.ma = self.pairing.mb = None
@@ -967,7 +986,7 @@ def guaranteed_matmul(
             plan.system,
             out_dtype,
             complex_method,
-            rounding=SINGLE_ROUNDING,
+            rounding=SPLIT_ROUNDING if planner.near_overflow() else SINGLE_ROUNDING,
         )
         return out, plan
     sig_a, lo_a, sig_lo_a, _ = planner.split_shifts(planner.a, plan.moduli, plan.split_a)
