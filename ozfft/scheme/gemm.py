@@ -302,11 +302,6 @@ def _stats(engine: Engine, a: Any, bt: Any, mode: str, *, defer_check: bool = Fa
     return sa, sb, extra
 
 
-def _shifts(engine: Engine, sa, sb, extra, num_moduli: int, mode: str):
-    budget = moduli_set(num_moduli).budget_bits
-    return _shifts_for(engine, sa, sb, extra, budget, mode)
-
-
 def _shifts_for(engine: Engine, sa, sb, extra, budget: int | tuple[int, ...], mode: str):
     """Shifts for the CRT budget ``budget`` (an int, or a tuple of budgets: several moduli
     counts at once, stacked along a new leading axis)."""
@@ -740,22 +735,44 @@ class _Planner:
             )
             self.pairing = _Pairing(engine, self.a, self.b, k)
         self.pair = None  # (RA, RB) of the strongest pairing test run so far
+        self._shifts = None  # (sig_a, sig_b) of every moduli count: _count_shifts
+        self._maxima = None  # near_overflow's four maxima, once read
 
     # -- single products ------------------------------------------------------------
+    def _count_shifts(self) -> tuple[Any, Any]:
+        """Shifts of A and B for every moduli count from the default to
+        :attr:`max_moduli`, stacked along a leading axis (computed once: every evaluation
+        of the deficits, and the chosen product, read them)."""
+        if self._shifts is None:
+            sa, sb, extra = self.stats
+            counts = range(self.base, self.max_moduli + 1)
+            budget = tuple(moduli_set(n).budget_bits for n in counts)
+            self._shifts = _shifts_for(self.engine, sa, sb, extra, budget, self.mode)
+        return self._shifts
+
+    def single_shifts(self, n: int) -> tuple[Any, Any]:
+        """The shifts of one exact product on ``n`` moduli (``n`` from the default to
+        :attr:`max_moduli`)."""
+        sig_a, sig_b = self._count_shifts()
+        return sig_a[n - self.base], sig_b[n - self.base]
+
     def _single_deficits(self) -> np.ndarray:
         """``(counts, 2)`` host array: deficits of A and B for every moduli count from the
         default to :attr:`max_moduli` (20; 18 for FP8), evaluated together (one
-        device->host read)."""
+        device->host read, which the first time also brings :meth:`near_overflow`'s four
+        maxima)."""
         xp = self.xp
-        sa, sb, extra = self.stats
         r = truncation_budget(self.k, self.precision, self.out_bits, 1)
-        counts = range(self.base, self.max_moduli + 1)
-        budget = tuple(moduli_set(n).budget_bits for n in counts)
-        sig_a, sig_b = _shifts_for(self.engine, sa, sb, extra, budget, self.mode)
+        sig_a, sig_b = self._count_shifts()
         ra, rb = self.pair if self.pair is not None else (None, None)
         da = _side_deficit(xp, self.a, sig_a, self.a.zero, ra, self.pairing.g, r)
         db = _side_deficit(xp, self.b, sig_b, self.b.zero, rb, self.pairing.g, r)
-        return _to_host(xp, xp.stack([da, db], axis=-1))
+        deficits = xp.stack([da, db], axis=-1).astype(xp.int64)
+        if self._maxima is not None or self._no_maxima():
+            return _to_host(xp, deficits)
+        host = _to_host(xp, xp.concatenate([deficits.reshape(-1), self._maxima_on_device()]))
+        self._maxima = [int(v) for v in host[-4:]]
+        return host[:-4].reshape(deficits.shape)
 
     def _first_single(self, deficits: np.ndarray) -> int | None:
         counts = range(self.base, self.max_moduli + 1)
@@ -838,18 +855,26 @@ class _Planner:
         op.cache[key] = (sigma, lo, sigma_lo, lo_zero)
         return op.cache[key]
 
+    def _no_maxima(self) -> bool:
+        return not (self.a.max_exp.size and self.b.max_exp.size)
+
+    def _maxima_on_device(self) -> Any:
+        """``max nb_a, max E_b, max nb_b, max E_a`` (int64, on the engine)."""
+        a, b, xp = self.a, self.b, self.xp
+        top = xp.stack([a.nb.max(), b.max_exp.max(), b.nb.max(), a.max_exp.max()])
+        return top.astype(xp.int64)
+
     def near_overflow(self) -> bool:
         """Whether some ``(|A||B|)_ij`` may reach half the output's overflow threshold
-        ``2**emax``: ``S_ij < 2**(nb_i + E_j)`` and ``< 2**(E_i + nb_j)`` (one read of four
-        maxima). Below that, a single product rounded to nearest stays finite with its
-        exact value (``|x| <= (1 + rho) S``); at or above it the product truncates, whose
-        ``|x|`` a one-signed sum keeps at most ``|C_ij|``."""
-        a, b = self.a, self.b
-        if not (a.max_exp.size and b.max_exp.size):
+        ``2**emax``: ``S_ij < 2**(nb_i + E_j)`` and ``< 2**(E_i + nb_j)`` (four maxima,
+        read with the deficits). Below that, a single product rounded to nearest stays
+        finite with its exact value (``|x| <= (1 + rho) S``); at or above it the product
+        truncates, whose ``|x|`` a one-signed sum keeps at most ``|C_ij|``."""
+        if self._no_maxima():
             return False
-        xp = self.xp
-        top = xp.stack([a.nb.max(), b.max_exp.max(), b.nb.max(), a.max_exp.max()])
-        nb_a, e_b, nb_b, e_a = (int(v) for v in _to_host(xp, top.astype(xp.int64)))
+        if self._maxima is None:
+            self._maxima = [int(v) for v in _to_host(self.xp, self._maxima_on_device())]
+        nb_a, e_b, nb_b, e_a = self._maxima
         limit = _OVERFLOW_EXP[self.out_bits] - 1
         return nb_a + e_b > limit and nb_b + e_a > limit
 
@@ -975,8 +1000,7 @@ def guaranteed_matmul(
     if plan.native:
         return None, plan
     if plan.products == 1:
-        sa, sb, extra = planner.stats
-        shift_a, shift_b = _shifts(engine, sa, sb, extra, plan.moduli, mode)
+        shift_a, shift_b = planner.single_shifts(plan.moduli)
         out = _product(
             engine,
             a,
