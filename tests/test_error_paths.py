@@ -57,3 +57,19 @@ def test_missing_kernel_sources(monkeypatch, tmp_path):
             sources.kernel_dir()
     finally:
         sources.kernel_dir.cache_clear()
+
+
+def test_unknown_rounding_of_the_scaled_integers_is_refused():
+    """The scaled integers' rule is "trunc" or "nearest": anything else is an error that
+    names both, from the rule, from an engine's residues and from the kernel macros."""
+    from ozfft.engines.cuda.constants import rounding_macros
+    from ozfft.ozaki.scaling import scaled_integers
+
+    x = np.ones((2, 3))
+    shift = np.zeros((2, 1), np.int32)
+    with pytest.raises(ValueError, match=r"rounding is one of \('trunc', 'nearest'\), not 'up'"):
+        scaled_integers(np, x, shift, "up")
+    with pytest.raises(ValueError, match=r"rounding is one of .*not 'round'"):
+        NumpyEngine().residues(x, np.zeros(2, np.int64), moduli_set(4), "round")
+    with pytest.raises(ValueError, match=r"rounding is one of .*not 'ceil'"):
+        rounding_macros("ceil")
