@@ -16,6 +16,9 @@
                        ``fp8`` or ``auto`` (default ``auto``: INT8 on the NumPy engine
                        and where a GPU's dense INT8 rate is at least its FP8 rate,
                        FP8 where INT8 is cut; ``ozfft.engines.select.resolve_phase_a``)
+``OZFFT_FUSED_SMALL``  ``0`` turns off the CUDA engine's fused small-product kernel
+                       (k <= 64: residues, Phase A and Phase B in one launch) and
+                       stages those products like any other (default ``1``; same bits)
 =====================  ==============================================================
 """
 
@@ -28,6 +31,7 @@ __all__ = [
     "PHASE_A_CHOICES",
     "cache_dir",
     "forced_engine",
+    "fused_small_products",
     "log_level",
     "phase_a_default",
     "phase_b_chunk",
@@ -74,6 +78,15 @@ def phase_a_default() -> str:
         choices = ", ".join(repr(c) for c in PHASE_A_CHOICES)
         raise ValueError(f"OZFFT_PHASE_A must be one of {choices}, not {value!r}")
     return value
+
+
+def fused_small_products() -> bool:
+    """Whether the CUDA engine may run small products fused (``OZFFT_FUSED_SMALL``: ``1``,
+    the default, or ``0``)."""
+    value = os.environ.get("OZFFT_FUSED_SMALL", "1").strip()
+    if value not in ("0", "1"):
+        raise ValueError(f"OZFFT_FUSED_SMALL must be 0 or 1, not {value!r}")
+    return value == "1"
 
 
 def phase_b_chunk() -> int:

@@ -16,9 +16,11 @@ def rng(request) -> np.random.Generator:
 
 @pytest.fixture(autouse=True)
 def _default_phase_a(monkeypatch):
-    """Every test starts from the documented default Phase A ("auto"), whatever
-    ``OZFFT_PHASE_A`` the shell running the suite has; tests of the variable set it."""
+    """Every test starts from the documented defaults of ``OZFFT_PHASE_A`` ("auto") and
+    ``OZFFT_FUSED_SMALL`` (on), whatever the shell running the suite has; tests of the
+    variables set them."""
     monkeypatch.delenv("OZFFT_PHASE_A", raising=False)
+    monkeypatch.delenv("OZFFT_FUSED_SMALL", raising=False)
 
 
 def _gpu_available() -> bool:

@@ -60,6 +60,17 @@ def test_chunk_env_and_result_independent_of_chunking(monkeypatch, rng):
         ozfft.matmul(a, b)
 
 
+def test_fused_small_env_is_validated(monkeypatch):
+    from ozfft import config
+
+    assert config.fused_small_products()
+    monkeypatch.setenv("OZFFT_FUSED_SMALL", "0")
+    assert not config.fused_small_products()
+    monkeypatch.setenv("OZFFT_FUSED_SMALL", "yes")
+    with pytest.raises(ValueError, match="OZFFT_FUSED_SMALL must be 0 or 1, not 'yes'"):
+        config.fused_small_products()
+
+
 def test_cache_dir_env(monkeypatch, tmp_path):
     monkeypatch.setenv("OZFFT_CACHE_DIR", str(tmp_path))
     assert config.cache_dir() == tmp_path

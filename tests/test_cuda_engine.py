@@ -65,6 +65,7 @@ def test_stacked_products_bitwise(dtype, rng, monkeypatch):
 
     a = phi_matrix(rng, (7, 33, 20), 1.0, dtype)
     b = phi_matrix(rng, (7, 20, 18), 1.0, dtype)
+    monkeypatch.setenv("OZFFT_FUSED_SMALL", "0")  # k = 20 would run fused
     for kw in ({}, {"mode": "accurate"}, {"moduli": 14}):
         got, want = _both(a, b, **kw)
         np.testing.assert_array_equal(got, want)
@@ -82,6 +83,7 @@ def test_stacked_phase_a_in_cut_calls(dtype, rng, monkeypatch):
 
     a = phi_matrix(rng, (9, 21, 40), 1.0, dtype)
     b = phi_matrix(rng, (9, 40, 13), 1.0, dtype)
+    monkeypatch.setenv("OZFFT_FUSED_SMALL", "0")  # k = 40 would run fused
     want = ozfft.matmul(a, b, moduli=13)
     for cut in (7, 9, 65535):
         monkeypatch.setattr(cuda_engine_module, "_GEMM_BATCH", cut)
@@ -200,7 +202,8 @@ def test_kernel_cache_written_and_reused(monkeypatch, tmp_path):
         )
         assert stat.S_IMODE(cache.stat().st_mode) == 0o700
         cubins = sorted(p.name for p in cache.glob("*.cubin"))
-        assert any(name.startswith("gemm-phase_b-sm_") for name in cubins)
+        # k = 8: the fused small-product kernel (gemm/small_product.cu)
+        assert any(name.startswith("gemm-small_product-sm_") for name in cubins)
         assert all((cache / f"{name}.sha256").is_file() for name in cubins)
         assert not list(cache.glob(".tmp-*"))
         stamps = {p: p.stat().st_mtime_ns for p in cache.glob("*.cubin")}

@@ -58,8 +58,12 @@ def test_kernel_sources_present_by_area():
 
 
 def test_shipped_include_closures():
-    for source in ("gemm/scaling.cu", "gemm/residues.cu", "gemm/phase_b.cu"):
-        assert include_closure(source) == ("common/ozaki_common.cuh", source)
+    common = "common/ozaki_common.cuh"
+    assert include_closure("gemm/residues.cu") == (common, "gemm/residues.cu")
+    for source in ("gemm/scaling.cu", "gemm/guarantee.cu"):
+        assert include_closure(source) == (common, source)
+    for source in ("gemm/phase_b.cu", "gemm/small_product.cu"):
+        assert include_closure(source) == (common, "gemm/output_format.cuh", source)
     assert include_closure("probes/ceilings.cu") == ("probes/ceilings.cu",)
 
 

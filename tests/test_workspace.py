@@ -91,3 +91,20 @@ def test_row_stats_launch_fits_the_rows():
         assert 1 <= blocks <= rows and threads * blocks <= 2048 * 132
         assert (name == cached) == (width > threads)
     assert _stats_launch(64000, 128, 132) == ("oz_row_stats", 128, 2112)
+
+
+def test_small_product_chunks():
+    """The fused small-product kernel's shared memory: 4096 bytes of reduced sums per
+    modulus and plane, 8192 of residues per modulus and plane in the chunk, as few chunks
+    as fit, of even size."""
+    from ozfft.engines.cuda.constants import small_product_chunk
+
+    budget = 227 * 1024 // 2 - 1024  # a real block, two per H100/H200 SM
+    assert small_product_chunk(14, 1, budget) == (7, 14 * 4096 + 7 * 8192)
+    assert small_product_chunk(2, 1, budget) == (2, 2 * 4096 + 2 * 8192)
+    assert small_product_chunk(20, 1, budget) == (4, 20 * 4096 + 4 * 8192)
+    assert small_product_chunk(14, 2, 227 * 1024) == (7, 14 * 8192 + 7 * 16384)
+    for count, planes, per_block in ((14, 1, budget), (19, 2, 227 * 1024), (9, 2, 100_000)):
+        chunk, smem = small_product_chunk(count, planes, per_block)
+        assert smem <= per_block and 1 <= chunk <= count
+    assert small_product_chunk(20, 2, 160 * 1024) is None  # the sums alone fill it

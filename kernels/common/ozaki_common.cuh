@@ -246,6 +246,14 @@ __device__ __forceinline__ int oz_residue(const OzSplit40& d, int i) {
 }
 #endif
 
+// The digits a residue kernel splits a real entry into: two (OzSplit40, two FP64 FMAs per
+// modulus) where every modulus is at most 256, else three (OzDigits24).
+#ifdef OZ_POW40
+typedef OzSplit40 OzEntryDigits;
+#else
+typedef OzDigits24 OzEntryDigits;
+#endif
+
 #ifdef OZ_GAUSSIAN
 // The Gaussian planes of one complex entry modulo p_i, from the digits of its parts:
 // rmod(R + j I) and rmod(R - j I), R and I its parts reduced in their digit weights only

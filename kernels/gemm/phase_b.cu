@@ -5,20 +5,7 @@
 // values apart ([modulus][product][m][ldc]: plane = m ldc; a stack's planes may interleave
 // its items: [modulus][product][item][m][ldc], plane = items m ldc, c_batch = m ldc).
 #include "common/ozaki_common.cuh"
-
-#ifdef OZ_OUT_FLOAT
-typedef float oz_out_real;
-typedef float2 oz_out_complex;
-#define OZ_PREC 24
-#define OZ_EMIN -126
-#define OZ_EMAX 127
-#else
-typedef double oz_out_real;
-typedef double2 oz_out_complex;
-#define OZ_PREC 53
-#define OZ_EMIN -1022
-#define OZ_EMAX 1023
-#endif
+#include "gemm/output_format.cuh"
 
 // grid: x over the block's columns, y over rows (grid-stride both).
 // Both reconstructions take a stack of products along grid z: item z reads its planes at

@@ -5,14 +5,8 @@
 // or on a Gaussian system (OZ_GAUSSIAN) two planes rmod(re + j im), rmod(re - j im).
 #include "common/ozaki_common.cuh"
 
-// The digits each entry is split into: two (OzSplit40, oz_residue: two FP64 FMAs per
-// modulus) where every modulus is at most 256, else three (OzDigits24); the Gaussian planes
-// combine both parts before their one reduction and take three.
-#ifdef OZ_POW40
-typedef OzSplit40 OzEntryDigits;
-#else
-typedef OzDigits24 OzEntryDigits;
-#endif
+// The digits each entry is split into: OzEntryDigits (common/ozaki_common.cuh); the
+// Gaussian planes combine both parts before their one reduction and take OzDigits24.
 template <bool three, typename A, typename B>
 struct OzPick {
     typedef A type;

@@ -241,6 +241,23 @@ class Engine(abc.ABC):
         Engines may interleave the two (the CUDA engine does, per block of columns).
         """
 
+    def fused_product(
+        self,
+        a: Any,
+        bt: Any,
+        shift_a: Any,
+        shift_b: Any,
+        moduli: ModuliSet,
+        out_dtype: Any,
+        *,
+        rounding: str,
+    ) -> Any | None:
+        """:meth:`residues` of both prepared operands and their :meth:`exact_product` in
+        one pass, where this engine has one for the shape and ``moduli`` (the Phase-A
+        system: a complex product's Gaussian system); None otherwise, and the caller
+        stages them. The same integers, hence the same bits. This engine has none."""
+        return None
+
 
 def parse_compute_capability(text: str) -> tuple[int, int]:
     """``(major, minor)`` of cupy's compute-capability string: ``"90"`` -> (9, 0),

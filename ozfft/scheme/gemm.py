@@ -343,6 +343,12 @@ def _product(
     moduli, complex_method = _phase_a_moduli(
         _moduli_of(moduli), engine.xp.iscomplexobj(a), complex_method
     )
+    if residues is None:
+        out = engine.fused_product(a, bt, shift_a, shift_b, moduli, out_dtype, rounding=rounding)
+        if out is not None:
+            for stats in checks:
+                stats.check_finite()
+            return out
     cache = {} if residues is None else residues
 
     def res(x: Any, shift: Any) -> Any:

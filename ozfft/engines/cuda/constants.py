@@ -31,6 +31,7 @@ __all__ = [
     "FP8_TILE_N",
     "NO_MACROS",
     "RAW_SUM_BITS",
+    "SMALL_PRODUCT_K",
     "STATS_CACHED",
     "Macros",
     "fp8_k_block",
@@ -42,11 +43,21 @@ __all__ = [
     "raw_sums_fit",
     "rounding_macros",
     "scaling_macros",
+    "small_product_chunk",
+    "small_product_macros",
 ]
 
 #: digit width of the GPU Kulisch accumulator (base 2**31: a weight digit is a signed
 #: 32-bit multiplier, so one IMAD.WIDE adds a residue's share to a 64-bit digit sum)
 DIGIT_BITS = 31
+
+#: the longest k of the fused small-product kernel (``kernels/gemm/small_product.cu``:
+#: ``OZ_SP_K``, two mma k-steps); its block: 64 x 64 outputs, 256 threads per residue plane
+SMALL_PRODUCT_K = 64
+#: shared bytes per modulus of that kernel, per residue plane: the INT8 residues of 64 A
+#: rows and 64 Bt rows (``SMALL_PRODUCT_K`` each), and the block's 4096 reduced sums
+_SP_RESIDUE_BYTES = 2 * 64 * SMALL_PRODUCT_K
+_SP_SUM_BYTES = 64 * 64
 
 #: the FP8 Phase A kernel's block tile (``kernels/gemm/fp8_phase_a.cu``: 8 warps, 2 x 4, of
 #: 32 x 16 outputs) and its k-step; FP8 residue planes are padded to a multiple of the k-step
@@ -325,3 +336,34 @@ def fp8_phase_b_macros(system: ResidueSystem, *, out_float: bool) -> Macros:
     ``OZ_OUT_FLOAT`` for a binary32 output (:func:`phase_b_macros` after the FP8 checks)."""
     _check_fp8(system)
     return _phase_b_macros(system, out_float, False)
+
+
+def small_product_chunk(count: int, planes: int, shared_bytes: int) -> tuple[int, int] | None:
+    """``(chunk, bytes)``: the moduli whose residues the small-product kernel holds in
+    shared memory at a time (as few chunks as fit, of even size) and the block's dynamic
+    shared memory, for ``count`` moduli, ``planes`` residue planes (1 real, 2 Gaussian)
+    and ``shared_bytes`` per block; None where the reduced sums alone do not fit."""
+    sums = count * planes * _SP_SUM_BYTES
+    most = (shared_bytes - sums) // (planes * _SP_RESIDUE_BYTES)
+    if most < 1:
+        return None
+    chunks = -(-count // min(most, count))
+    chunk = -(-count // chunks)
+    return chunk, sums + chunk * planes * _SP_RESIDUE_BYTES
+
+
+def small_product_macros(
+    moduli: ModuliSet | ResidueSystem, *, out_float: bool, rounding: str, chunk: int
+) -> Macros:
+    """Macros of ``gemm/small_product.cu``: :func:`phase_b_macros` (the moduli, the CRT
+    digits, the output format), :func:`rounding_macros` and ``OZ_SP_CHUNK``."""
+    return _small_product_macros(moduli, out_float, rounding, chunk)
+
+
+@cache
+def _small_product_macros(moduli, out_float: bool, rounding: str, chunk: int) -> Macros:
+    return (
+        phase_b_macros(moduli, out_float=out_float)
+        | rounding_macros(rounding)
+        | {"OZ_SP_CHUNK": str(chunk)}
+    )

@@ -44,6 +44,7 @@ from .compiler import cubin_path, get_function
 from .constants import (
     FP8_TILE_M,
     FP8_TILE_N,
+    SMALL_PRODUCT_K,
     STATS_CACHED,
     Macros,
     fp8_macros,
@@ -54,8 +55,11 @@ from .constants import (
     raw_sums_fit,
     rounding_macros,
     scaling_macros,
+    small_product_chunk,
+    small_product_macros,
 )
 from .flags import MappedFlags
+from .launch import launcher
 from .workspace import K_BLOCK, GemmWorkspace, free_device_bytes, pad_k, plan_workspace
 
 __all__ = [
@@ -84,6 +88,18 @@ _MIN_ROWS = 32
 _MINIMA_MACROS = Macros({"OZ_MIN_ROWS": str(_MIN_ROWS)})
 _RESIDUES_CU = "gemm/residues.cu"
 _PHASE_B_CU = "gemm/phase_b.cu"
+_SMALL_PRODUCT_CU = "gemm/small_product.cu"
+#: rows and columns of the small-product kernel's output tile (``OZ_SP_TILE``), its threads
+#: per residue plane, and its argument kinds (launch.py)
+_SP_TILE = 64
+_SP_THREADS = 256
+_SP_SIGNATURE = ("ptr", "ptr", "i64", "i64", "i64", "ptr", "ptr", "ptr")
+#: the most outputs (times residue planes) a call runs fused: each block recomputes the
+#: residues of its 64 A and 64 Bt rows, ~2 k N residues per output, so past ~2**25 outputs
+#: the staged path, which forms each residue once, is faster (H200, docs/perf-notes.md,
+#: "Small products in one kernel": 4096^2 x 64 fused 1.3x faster, 16384^2 x 64 real and
+#: 8192^2 x 64 complex 1.2x and 1.4x slower)
+_SP_MAX_OUTPUTS = 1 << 25
 _FP8_RESIDUES_CU = "gemm/fp8_residues.cu"
 _FP8_PHASE_A_CU = "gemm/fp8_phase_a.cu"
 #: threads of the FP8 Phase-A kernel (8 warps) and the grid-z limit its launches split at
@@ -152,6 +168,8 @@ class CudaEngine(Engine):
         self._sm_count = cupy.cuda.Device().attributes["MultiProcessorCount"]
         self._flags: dict[int, MappedFlags] = {}  # per device id
         self._rule_args: dict[tuple, Any] = {}  # (device id, arguments) -> int64 array
+        #: (device id, macros, kernel name) -> (launcher, dynamic shared bytes)
+        self._small: dict[tuple, tuple[Any, int]] = {}
         self._one = np.array(1, dtype=np.int32)
         self._zero = np.array(0, dtype=np.int32)
 
@@ -690,6 +708,90 @@ class CudaEngine(Engine):
                         reconstruct, cplanes, ldc, products, ra.is_complex, sa, sb, out, b, j0, nb
                     )
         return out.reshape(*batch_shape, m, n)
+
+    def fused_product(
+        self,
+        a: Any,
+        bt: Any,
+        shift_a: Any,
+        shift_b: Any,
+        moduli: ModuliSet,
+        out_dtype: Any,
+        *,
+        rounding: str,
+    ) -> Any | None:
+        """Products with ``k <= 64`` (``SMALL_PRODUCT_K``) on INT8 moduli, real or on a
+        Gaussian system, in one launch of ``gemm/small_product.cu`` per 65535 items: each
+        block forms the residues of a 64-row tile of A and of Bt, their INT8 products for
+        every modulus (``mma.sync``, sums reduced mod p on chip) and the CRT
+        reconstruction of its 64 x 64 outputs. No residue or INT32 plane reaches device
+        memory. Up to ``_SP_MAX_OUTPUTS`` outputs (complex: half); off with
+        ``OZFFT_FUSED_SMALL=0``."""
+        cp = self._cp
+        is_complex = cp.iscomplexobj(a)
+        k = a.shape[-1]
+        if (
+            not config.fused_small_products()
+            or moduli.phase_a != "int8"
+            or (is_complex and not moduli.gaussian)
+            or not 0 < k <= SMALL_PRODUCT_K
+        ):
+            return None
+        planes = 2 if is_complex else 1
+        *batch_shape, m, _ = a.shape
+        n = bt.shape[-2]
+        batch = math.prod(batch_shape)
+        if batch * m * n * planes > _SP_MAX_OUTPUTS:
+            return None
+        out_dtype = np.dtype(out_dtype)
+        kernel = self._small_product_kernel(moduli, planes, out_dtype, rounding)
+        if kernel is None:
+            return None
+        launch, smem = kernel
+        out = self._alloc(
+            "the product", (batch, m, n), out_dtype, batch * m * n * out_dtype.itemsize
+        )
+        if out.size == 0:
+            return out.reshape(*batch_shape, m, n)
+        a3, bt3 = a.reshape(batch, m, k), bt.reshape(batch, n, k)  # prepared: C-contiguous
+        sa = cp.ascontiguousarray(shift_a.reshape(batch, m).astype(cp.int32, copy=False))
+        sb = cp.ascontiguousarray(shift_b.reshape(batch, n).astype(cp.int32, copy=False))
+        grid = (-(-n // _SP_TILE), -(-m // _SP_TILE))
+        for b0 in range(0, batch, _GRID_Z):
+            items = min(_GRID_Z, batch - b0)
+            with phase("fused", self._clock):
+                launch(
+                    (*grid, items),
+                    (_SP_THREADS * planes,),
+                    (a3[b0], bt3[b0], m, n, k, sa[b0], sb[b0], out[b0]),
+                    shared_mem=smem,
+                )
+        return out.reshape(*batch_shape, m, n)
+
+    def _small_product_kernel(
+        self, moduli: ModuliSet, planes: int, out_dtype: Any, rounding: str
+    ) -> tuple[Any, int] | None:
+        """The launcher of the small-product kernel for these moduli and its dynamic
+        shared bytes; None where the moduli's sums do not fit a block (real blocks sized
+        for two per SM, Gaussian ones for one)."""
+        attributes = self._cp.cuda.Device().attributes
+        per_block = attributes["MaxSharedMemoryPerBlockOptin"]
+        if planes == 1:
+            per_block = min(per_block, attributes["MaxSharedMemoryPerMultiprocessor"] // 2 - 1024)
+        sized = small_product_chunk(moduli.count, planes, per_block)
+        if sized is None:
+            return None
+        chunk, smem = sized
+        out_float = out_dtype in (np.float32, np.complex64)
+        macros = small_product_macros(moduli, out_float=out_float, rounding=rounding, chunk=chunk)
+        name = "oz_small_product_gaussian" if planes == 2 else "oz_small_product_real"
+        key = (self._cp.cuda.Device().id, macros, name)
+        if key not in self._small:
+            kernel = get_function(_SMALL_PRODUCT_CU, name, macros)
+            if smem > 48 * 1024:
+                kernel.max_dynamic_shared_size_bytes = smem
+            self._small[key] = (launcher(kernel, _SP_SIGNATURE), smem)
+        return self._small[key]
 
     # -- the FP8 Phase A -------------------------------------------------------------
     def _require_fp8_tensor_cores(self) -> None:

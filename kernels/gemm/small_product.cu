@@ -1,0 +1,250 @@
+// Stages 2-4 of small products in one kernel: for a 64 x 64 output tile of one item of a
+// stack (k <= OZ_SP_K), the residues of the scaled integers (as gemm/residues.cu), the
+// INT8 products of every modulus (mma.sync m16n8k32, INT32 sums reduced mod p on chip) and
+// the CRT reconstruction with one rounding (as gemm/phase_b.cu): nothing but the operands,
+// their shifts and the output touches device memory. The same integers as the staged
+// kernels, so the same bits (the CRT integer is unique and rounded once).
+//
+// Block: 8 warps per residue plane (real 256 threads; a Gaussian system 512, its two
+// products T+ = A+ B+, T- = A- B- side by side). Each warp owns 4 / planes of the tile's 32
+// m16n8 output tiles and computes all its planes' products for them, so the residues of an
+// output stay with one thread: kept as bytes in shared memory across the moduli (each
+// thread its own), then summed into the CRT digits (common/ozaki_common.cuh, "CRT
+// reconstruction").
+// Shared memory holds the INT8 residues of OZ_SP_CHUNK moduli at a time, stored in the
+// order of the mma fragments (PTX ISA, m16n8k32 with 8-bit A/B; g = lane / 4, q = lane %
+// 4): an A fragment (16 rows x 32 k) is 32 lanes x 16 bytes, lane g 4 + q holding
+// A[g][4q..], A[g+8][4q..], A[g][16+4q..], A[g+8][16+4q..]; a Bt fragment (8 rows x 32 k)
+// is 32 lanes x 8 bytes, Bt[g][4q..], Bt[g][16+4q..]: each lane reads its fragment with one
+// 16- or 8-byte load, conflict-free. The digits of the scaled entries are recomputed per
+// chunk (cheaper than holding them).
+#include "common/ozaki_common.cuh"
+#include "gemm/output_format.cuh"
+
+#define OZ_SP_TILE 64                   // output rows and columns of a block
+#define OZ_SP_K 64                      // the longest k (two k-steps of 32)
+#define OZ_SP_KSTEPS (OZ_SP_K / 32)
+#define OZ_SP_QUADS (OZ_SP_K / 4)       // 4-entry groups of a row
+#define OZ_SP_A_FRAG 512                // bytes of one A fragment (16 x 32)
+#define OZ_SP_B_FRAG 256                // bytes of one Bt fragment (8 x 32)
+// bytes of one plane of one modulus: 4 A row tiles and 8 Bt row tiles, each OZ_SP_KSTEPS deep
+#define OZ_SP_A_PLANE (4 * OZ_SP_KSTEPS * OZ_SP_A_FRAG)
+#define OZ_SP_B_PLANE (8 * OZ_SP_KSTEPS * OZ_SP_B_FRAG)
+
+#ifndef OZ_SP_CHUNK
+#define OZ_SP_CHUNK OZ_NUM_MODULI
+#endif
+#define OZ_SP_CHUNKS ((OZ_NUM_MODULI + OZ_SP_CHUNK - 1) / OZ_SP_CHUNK)
+
+// c += a b for one m16n8k32 INT8 tile (fragments as above).
+__device__ __forceinline__ void oz_mma_s8(int (&c)[4], const uint4& a, const uint2& b) {
+    asm("mma.sync.aligned.m16n8k32.row.col.s32.s8.s8.s32 "
+        "{%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};\n"
+        : "+r"(c[0]), "+r"(c[1]), "+r"(c[2]), "+r"(c[3])
+        : "r"(a.x), "r"(a.y), "r"(a.z), "r"(a.w), "r"(b.x), "r"(b.y));
+}
+
+// Shared-memory offset of the 4 residues of row r, entries h0 .. h0 + 3 (h0 % 4 == 0), in
+// the fragment order of A (rows of 16) or of Bt (rows of 8); plane_base: the plane's start.
+__device__ __forceinline__ int oz_sp_a_offset(int r, int h0) {
+    const int tile = r / 16, rr = r % 16, ks = h0 / 32, kk = h0 % 32;
+    const int lane = (rr % 8) * 4 + (kk % 16) / 4, reg = rr / 8 + 2 * (kk / 16);
+    return (tile * OZ_SP_KSTEPS + ks) * OZ_SP_A_FRAG + lane * 16 + reg * 4;
+}
+__device__ __forceinline__ int oz_sp_b_offset(int r, int h0) {
+    const int tile = r / 8, ks = h0 / 32, kk = h0 % 32;
+    const int lane = (r % 8) * 4 + (kk % 16) / 4, reg = kk / 16;
+    return (tile * OZ_SP_KSTEPS + ks) * OZ_SP_B_FRAG + lane * 8 + reg * 4;
+}
+
+// The residues of moduli chunk * OZ_SP_CHUNK .. of the block's A rows (a tile of 64 rows
+// of the item from row0) and Bt rows into shared memory: planes 1 (real) or 2 (Gaussian:
+// rmod(re +- j im)), [modulus in chunk][plane][A | Bt]. Rows past m (n) are zero.
+// (chunk is a constant once the caller's loop over chunks is unrolled, and so is each
+// modulus index: the moduli and their constants stay immediates.)
+template <int planes>
+__device__ __forceinline__ void oz_sp_fill(char* smem, int chunk, const double* __restrict__ x,
+                                           long long rows, long long row0, long long k,
+                                           const int* __restrict__ shift, bool is_b) {
+    constexpr int per_modulus = planes * (OZ_SP_A_PLANE + OZ_SP_B_PLANE);
+    for (int q = threadIdx.x; q < OZ_SP_TILE * OZ_SP_QUADS; q += blockDim.x) {
+        const int r = q / OZ_SP_QUADS, h0 = 4 * (q % OZ_SP_QUADS);
+        const long long row = row0 + r;
+        const int off = is_b ? planes * OZ_SP_A_PLANE + oz_sp_b_offset(r, h0)
+                             : oz_sp_a_offset(r, h0);
+        if constexpr (planes == 1) {
+            OzEntryDigits re[4], im[4];
+            if (row < rows) {
+                oz_row_digits<1>(x + row * k, h0, k, shift[row], re, im);
+            } else {
+#pragma unroll
+                for (int e = 0; e < 4; ++e) re[e].clear();
+            }
+#pragma unroll
+            for (int i = 0; i < OZ_NUM_MODULI; ++i) {
+                const int c = i % OZ_SP_CHUNK;
+                if (i / OZ_SP_CHUNK == chunk) {
+                    char4 v = make_char4(oz_residue(re[0], i), oz_residue(re[1], i),
+                                         oz_residue(re[2], i), oz_residue(re[3], i));
+                    *reinterpret_cast<char4*>(smem + c * per_modulus + off) = v;
+                }
+            }
+        } else {
+#ifdef OZ_GAUSSIAN
+            const int plane_bytes = is_b ? OZ_SP_B_PLANE : OZ_SP_A_PLANE;
+            OzDigits24 re[4], im[4];
+            if (row < rows) {
+                oz_row_digits<2>(x + row * k * 2, h0, k, shift[row], re, im);
+            } else {
+#pragma unroll
+                for (int e = 0; e < 4; ++e) {
+                    re[e].clear();
+                    im[e].clear();
+                }
+            }
+#pragma unroll
+            for (int i = 0; i < OZ_NUM_MODULI; ++i) {
+                const int c = i % OZ_SP_CHUNK;
+                if (i / OZ_SP_CHUNK == chunk) {
+                    int rp[4], rm[4];
+#pragma unroll
+                    for (int e = 0; e < 4; ++e) oz_gaussian_residues(re[e], im[e], i, rp[e], rm[e]);
+                    char* base = smem + c * per_modulus + off;
+                    *reinterpret_cast<char4*>(base) = make_char4(rp[0], rp[1], rp[2], rp[3]);
+                    *reinterpret_cast<char4*>(base + plane_bytes) =
+                        make_char4(rm[0], rm[1], rm[2], rm[3]);
+                }
+            }
+#endif
+        }
+    }
+}
+
+// The whole kernel for one block: item blockIdx.z, output rows 64 blockIdx.y .., columns
+// 64 blockIdx.x ..; a (items, m, k), bt (items, n, k) (complex: re, im interleaved),
+// shift_a (items, m), shift_b (items, n), out (items, m, n).
+template <int planes, typename O>
+__device__ __forceinline__ void oz_small_product_body(const double* __restrict__ a,
+                                                      const double* __restrict__ bt,
+                                                      long long m, long long n, long long k,
+                                                      const int* __restrict__ shift_a,
+                                                      const int* __restrict__ shift_b,
+                                                      O* __restrict__ out) {
+    extern __shared__ __align__(16) char smem[];
+    constexpr int per_modulus = planes * (OZ_SP_A_PLANE + OZ_SP_B_PLANE);
+    constexpr int tiles = 4 / planes;  // m16n8 output tiles of a warp
+    const long long item = blockIdx.z;
+    a += item * m * k * planes;
+    bt += item * n * k * planes;
+    shift_a += item * m;
+    shift_b += item * n;
+    out += item * m * n;
+    const long long row0 = (long long)blockIdx.y * OZ_SP_TILE, col0 = (long long)blockIdx.x * OZ_SP_TILE;
+
+    const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+    const int mt = warp * tiles / 8;  // the warp's 16-row tile; its 8-column tiles nt0 + u
+    const int nt0 = warp * tiles % 8;
+    // reduced residues, thread-private: byte (modulus i, plane p, output o) of thread t at
+    // sums + ((i planes + p) 4 tiles + o) blockDim.x + t, after the residue chunks
+    unsigned char* sums = reinterpret_cast<unsigned char*>(smem) + OZ_SP_CHUNK * per_modulus;
+    auto sum_at = [&](int i, int p, int o) -> unsigned char& {
+        return sums[((i * planes + p) * 4 * tiles + o) * blockDim.x + threadIdx.x];
+    };
+
+#pragma unroll
+    for (int chunk = 0; chunk < OZ_SP_CHUNKS; ++chunk) {
+        if (chunk > 0) __syncthreads();  // every warp is done with the previous chunk
+        oz_sp_fill<planes>(smem, chunk, a, m, row0, k, shift_a, false);
+        oz_sp_fill<planes>(smem, chunk, bt, n, col0, k, shift_b, true);
+        __syncthreads();
+#pragma unroll
+        for (int i = 0; i < OZ_NUM_MODULI; ++i) {
+            const int c = i % OZ_SP_CHUNK;
+            if (i / OZ_SP_CHUNK == chunk) {
+                const int p_i = oz_moduli[i];
+#pragma unroll
+                for (int p = 0; p < planes; ++p) {
+                    const char* pa = smem + c * per_modulus + p * OZ_SP_A_PLANE;
+                    const char* pb = smem + c * per_modulus + planes * OZ_SP_A_PLANE +
+                                     p * OZ_SP_B_PLANE;
+                    int acc[tiles][4];
+#pragma unroll
+                    for (int u = 0; u < tiles; ++u)
+#pragma unroll
+                        for (int e = 0; e < 4; ++e) acc[u][e] = 0;
+#pragma unroll
+                    for (int ks = 0; ks < OZ_SP_KSTEPS; ++ks) {
+                        const uint4 fa = *reinterpret_cast<const uint4*>(
+                            pa + (mt * OZ_SP_KSTEPS + ks) * OZ_SP_A_FRAG + lane * 16);
+#pragma unroll
+                        for (int u = 0; u < tiles; ++u) {
+                            const uint2 fb = *reinterpret_cast<const uint2*>(
+                                pb + ((nt0 + u) * OZ_SP_KSTEPS + ks) * OZ_SP_B_FRAG + lane * 8);
+                            oz_mma_s8(acc[u], fa, fb);
+                        }
+                    }
+#pragma unroll
+                    for (int u = 0; u < tiles; ++u)
+#pragma unroll
+                        for (int e = 0; e < 4; ++e)
+                            sum_at(i, p, 4 * u + e) = (unsigned char)oz_mod_nonneg(acc[u][e], p_i);
+                }
+            }
+        }
+    }
+
+    // CRT reconstruction of the thread's outputs: C fragment element e of tile u is row
+    // 16 mt + g + 8 (e / 2), column 8 (nt0 + u) + 2 q + e % 2
+    const int g = lane / 4, q = lane % 4;
+#pragma unroll 1
+    for (int o = 0; o < tiles * 4; ++o) {
+        const int u = o / 4, e = o % 4;
+        const long long row = row0 + 16 * mt + g + 8 * (e / 2);
+        const long long col = col0 + 8 * (nt0 + u) + 2 * q + e % 2;
+        if (row >= m || col >= n) continue;
+        const int s = -(shift_a[row] + shift_b[col]);
+        auto residue = [&](int p, int i) -> int { return sum_at(i, p, o); };
+        if constexpr (planes == 1) {
+            oz_i64 acc[OZ_DIGITS];
+            oz_crt_clear(acc);
+#pragma unroll
+            for (int i = 0; i < OZ_NUM_MODULI; ++i)
+                oz_crt_add(acc, residue(0, i), oz_weight_digits + i * OZ_DIGITS);
+            out[row * n + col] = (O)oz_crt_finish<OZ_PREC, OZ_EMIN, OZ_EMAX>(acc, s);
+        } else {
+#ifdef OZ_GAUSSIAN
+            // Re = (T+ + T-) / 2, Im = (T+ - T-) / (2j) mod p_i, folded into the weights
+            oz_i64 re[OZ_DIGITS], im[OZ_DIGITS];
+            oz_crt_clear(re);
+            oz_crt_clear(im);
+#pragma unroll
+            for (int i = 0; i < OZ_NUM_MODULI; ++i) {
+                const int t1 = residue(0, i), t2 = residue(1, i);
+                oz_crt_add(re, t1 + t2, oz_weight_re_digits + i * OZ_DIGITS);
+                oz_crt_add(im, t1 - t2, oz_weight_im_digits + i * OZ_DIGITS);
+            }
+            O v;
+            v.x = (decltype(v.x))oz_crt_finish<OZ_PREC, OZ_EMIN, OZ_EMAX>(re, s);
+            v.y = (decltype(v.y))oz_crt_finish<OZ_PREC, OZ_EMIN, OZ_EMAX>(im, s);
+            out[row * n + col] = v;
+#endif
+        }
+    }
+}
+
+extern "C" __global__ void __launch_bounds__(256, 2)
+    oz_small_product_real(const double* __restrict__ a, const double* __restrict__ bt,
+                          long long m, long long n, long long k, const int* __restrict__ shift_a,
+                          const int* __restrict__ shift_b, oz_out_real* __restrict__ out) {
+    oz_small_product_body<1>(a, bt, m, n, k, shift_a, shift_b, out);
+}
+
+#ifdef OZ_GAUSSIAN
+extern "C" __global__ void __launch_bounds__(512, 1)
+    oz_small_product_gaussian(const double* __restrict__ a, const double* __restrict__ bt,
+                              long long m, long long n, long long k,
+                              const int* __restrict__ shift_a, const int* __restrict__ shift_b,
+                              oz_out_complex* __restrict__ out) {
+    oz_small_product_body<2>(a, bt, m, n, k, shift_a, shift_b, out);
+}
+#endif

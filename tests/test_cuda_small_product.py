@@ -1,0 +1,148 @@
+"""The fused small-product kernel (k <= 64, ``kernels/gemm/small_product.cu``): the bits of
+the NumPy engine and of the staged CUDA path, for every shape edge (needs a GPU)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import ozfft
+from ozfft.profiling import profile_phases
+from ozfft.reference import phi_matrix
+
+pytestmark = pytest.mark.gpu
+cp = pytest.importorskip("cupy")
+
+DTYPES = [np.float32, np.float64, np.complex64, np.complex128]
+#: (batch, m, k, n): one tile, partial tiles, several tiles each way, k = 1, the largest k
+SHAPES = [(5, 64, 64, 64), (3, 37, 50, 29), (1, 130, 64, 70), (2, 1, 1, 1), (4, 65, 63, 129)]
+
+
+def _engines():
+    from ozfft.engines.select import cuda_engine, numpy_engine
+
+    return numpy_engine(), cuda_engine()
+
+
+def _gpu_call(a, b, **kw):
+    """``ozfft.matmul`` on the GPU with its phase profile (compiled outside it)."""
+    da, db = cp.asarray(a), cp.asarray(b)
+    ozfft.matmul(da, db, **kw)
+    with profile_phases() as prof:
+        got = ozfft.matmul(da, db, **kw)
+    return cp.asnumpy(got), prof
+
+
+@pytest.mark.parametrize("shape", SHAPES)
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("kw", [{}, {"moduli": 14}, {"moduli": 8, "mode": "accurate"}])
+def test_fused_bits_are_the_numpy_engines(shape, dtype, kw, rng):
+    batch, m, k, n = shape
+    a = phi_matrix(rng, (batch, m, k), 1.0, dtype)
+    b = phi_matrix(rng, (batch, k, n), 1.0, dtype)
+    got, prof = _gpu_call(a, b, **kw)
+    assert "fused" in prof.ms and "phase_a" not in prof.ms  # the fused kernel ran
+    np.testing.assert_array_equal(got, ozfft.matmul(a, b, **kw))
+
+
+@pytest.mark.parametrize("moduli", [2, 5, 13, 16, 19, 20])
+@pytest.mark.parametrize("dtype", [np.float64, np.complex128])
+def test_fused_every_moduli_count_and_the_staged_bits(moduli, dtype, rng, monkeypatch):
+    """Every moduli count (shared memory chunks of 1 to all moduli; 20 complex moduli have no
+    Gaussian system and stage), against the NumPy engine and OZFFT_FUSED_SMALL=0."""
+    a = phi_matrix(rng, (6, 45, 64), 3.0, dtype)
+    b = phi_matrix(rng, (6, 64, 71), 3.0, dtype)
+    got, prof = _gpu_call(a, b, moduli=moduli)
+    fused = not (dtype == np.complex128 and moduli == 20)
+    assert ("fused" in prof.ms) == fused
+    np.testing.assert_array_equal(got, ozfft.matmul(a, b, moduli=moduli))
+    monkeypatch.setenv("OZFFT_FUSED_SMALL", "0")
+    staged, prof = _gpu_call(a, b, moduli=moduli)
+    assert "fused" not in prof.ms and "phase_a" in prof.ms
+    np.testing.assert_array_equal(staged, got)
+
+
+@pytest.mark.parametrize("rounding", ["trunc", "nearest"])
+@pytest.mark.parametrize("dtype", [np.float64, np.complex128])
+def test_fused_product_is_residues_then_exact_product(rounding, dtype, rng):
+    """Engine level, both roundings of the scaled integers (entries scaled to 2**62 so that
+    nearest and trunc differ), against the NumPy engine's staged product."""
+    from ozfft.ozaki.moduli import moduli_set
+    from ozfft.scheme.gemm import gaussian_system_for
+
+    host, gpu = _engines()
+    moduli = moduli_set(14)
+    if dtype == np.complex128:
+        moduli = gaussian_system_for(moduli)
+    a = phi_matrix(rng, (3, 40, 33), 2.0, dtype)
+    bt = phi_matrix(rng, (3, 50, 33), 2.0, dtype)
+    sa = (62 - np.frexp(np.abs(a).max(axis=-1))[1]).astype(np.int64)
+    sb = (62 - np.frexp(np.abs(bt).max(axis=-1))[1]).astype(np.int64)
+    method = "gaussian" if dtype == np.complex128 else "karatsuba"
+    want = host.exact_product(
+        host.residues(a, sa, moduli, rounding),
+        host.residues(bt, sb, moduli, rounding),
+        sa,
+        sb,
+        moduli,
+        np.float64 if dtype == np.float64 else np.complex128,
+        complex_method=method,
+    )
+    got = gpu.fused_product(
+        cp.asarray(a),
+        cp.asarray(bt),
+        cp.asarray(sa),
+        cp.asarray(sb),
+        moduli,
+        want.dtype,
+        rounding=rounding,
+    )
+    assert got is not None
+    np.testing.assert_array_equal(cp.asnumpy(got), want)
+
+
+def test_fused_stack_past_the_grid_limit(rng, monkeypatch):
+    """A stack launches in cuts of _GRID_Z items (grid z): cuts inside the stack give the
+    same bits."""
+    from ozfft.engines.cuda import engine as cuda_engine_module
+
+    a = phi_matrix(rng, (11, 9, 16), 1.0, np.complex128)
+    b = phi_matrix(rng, (11, 16, 7), 1.0, np.complex128)
+    want = ozfft.matmul(a, b, moduli=12)
+    monkeypatch.setattr(cuda_engine_module, "_GRID_Z", 4)
+    got, prof = _gpu_call(a, b, moduli=12)
+    assert prof.calls["fused"] == 3
+    np.testing.assert_array_equal(got, want)
+
+
+def test_fused_zero_sized_and_non_finite(rng):
+    """Empty stacks return empty; NaN in an operand is refused as on the staged path."""
+    a = cp.zeros((0, 5, 8))
+    b = cp.zeros((0, 8, 3))
+    assert ozfft.matmul(a, b, moduli=10).shape == (0, 5, 3)
+    x = phi_matrix(rng, (2, 5, 8), 1.0)
+    x[1, 2, 3] = np.nan
+    with pytest.raises(ozfft.NonFiniteInputError):
+        ozfft.matmul(cp.asarray(x), cp.asarray(phi_matrix(rng, (2, 8, 3), 1.0)), moduli=10)
+
+
+def test_k_past_the_kernel_stages(rng):
+    a = cp.asarray(phi_matrix(rng, (2, 10, 65), 1.0))
+    b = cp.asarray(phi_matrix(rng, (2, 65, 10), 1.0))
+    with profile_phases() as prof:
+        ozfft.matmul(a, b, moduli=10)
+    assert "fused" not in prof.ms and "phase_a" in prof.ms
+
+
+def test_large_outputs_stage(rng, monkeypatch):
+    """Past _SP_MAX_OUTPUTS outputs (x planes) the product stages, with the same bits."""
+    from ozfft.engines.cuda import engine as cuda_engine_module
+
+    a = phi_matrix(rng, (3, 40, 30), 1.0, np.complex128)
+    b = phi_matrix(rng, (3, 30, 50), 1.0, np.complex128)
+    fused, prof = _gpu_call(a, b, moduli=11)
+    assert "fused" in prof.ms
+    monkeypatch.setattr(cuda_engine_module, "_SP_MAX_OUTPUTS", 2 * 3 * 40 * 50 - 1)
+    staged, prof = _gpu_call(a, b, moduli=11)
+    assert "fused" not in prof.ms and "phase_a" in prof.ms
+    np.testing.assert_array_equal(staged, fused)
