@@ -7,6 +7,11 @@
 // comparisons. rmin and cmin hold the bit patterns of non-negative doubles, which order like
 // unsigned integers, merged with atomicMin; the caller starts them at +inf's bits.
 #include "common/ozaki_common.cuh"
+#include "common/block_reduce.cuh"
+
+struct OzMinDouble {
+    __device__ double operator()(double a, double b) const { return fmin(a, b); }
+};
 
 #ifndef OZ_MIN_ROWS  // rows per block (from ozfft/engines/cuda/engine.py)
 #define OZ_MIN_ROWS 32
@@ -22,8 +27,6 @@ extern "C" __global__ void __launch_bounds__(256)
                      oz_u64* __restrict__ cmin) {
     __shared__ double part[32];
     __shared__ double row_scale[OZ_MIN_ROWS];
-    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-    const int warps = (int)(blockDim.x >> 5);
     const long long i0 = blockIdx.x * (long long)OZ_MIN_ROWS;
     const long long j0 = blockIdx.y * chunk;
     if (i0 >= m || j0 >= n) return;
@@ -55,19 +58,8 @@ extern "C" __global__ void __launch_bounds__(256)
 #pragma unroll
         for (int r = 0; r < OZ_MIN_ROWS; ++r) {
             if (r >= rows) break;
-            double v = row_min[r];
-#pragma unroll
-            for (int off = 16; off > 0; off >>= 1) v = fmin(v, __shfl_down_sync(0xffffffffu, v, off));
-            if (lane == 0) part[warp] = v;
-            __syncthreads();
-            if (warp == 0) {
-                v = lane < warps ? part[lane] : OZ_INF;
-#pragma unroll
-                for (int off = 16; off > 0; off >>= 1)
-                    v = fmin(v, __shfl_down_sync(0xffffffffu, v, off));
-                if (lane == 0) atomicMin(rmin + b * m + i0 + r, (oz_u64)__double_as_longlong(v));
-            }
-            __syncthreads();
+            const double v = oz_block_reduce(row_min[r], OzMinDouble(), (double)OZ_INF, part);
+            if (threadIdx.x == 0) atomicMin(rmin + b * m + i0 + r, (oz_u64)__double_as_longlong(v));
         }
     }
 }

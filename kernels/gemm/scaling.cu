@@ -1,27 +1,12 @@
 // Stage 1: integer row statistics, the fast-mode shifts and the accurate-mode bound operand.
 // Mirrors ozfft/engines/numpy/scaling.py exactly (same doubles, integer sums).
 #include "common/ozaki_common.cuh"
+#include "common/block_reduce.cuh"
 
 #ifndef OZ_THREADS
 #define OZ_THREADS 256
 #endif
 
-// Block-wide reduction with `op` (identity `none`); the result is valid in thread 0.
-template <typename T, typename Op>
-__device__ T oz_block_reduce(T v, Op op, T none, T* shared) {
-#pragma unroll
-    for (int off = 16; off > 0; off >>= 1) v = op(v, __shfl_down_sync(0xffffffffu, v, off));
-    int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-    if (lane == 0) shared[warp] = v;
-    __syncthreads();
-    if (warp == 0) {
-        v = lane < (int)(blockDim.x >> 5) ? shared[lane] : none;
-#pragma unroll
-        for (int off = 16; off > 0; off >>= 1) v = op(v, __shfl_down_sync(0xffffffffu, v, off));
-    }
-    __syncthreads();
-    return v;
-}
 
 struct OzMax {
     __device__ int operator()(int a, int b) const { return a > b ? a : b; }
