@@ -652,7 +652,7 @@ def test_phase_table_from_synthetic_profiles():
     assert phase_cells(table) == ["n/a", "4.00", "n/a", "2.00"]
     assert phase_table(PhaseProfile()) == dict.fromkeys(PHASES)
     row = gemm_bench.row({"op": "dgemm", "m": 8, "n": 8, "k": 8, "phases_ms": table})
-    assert row.endswith("| n/a | 4.00 | n/a | 2.00 | n/a |")
+    assert row.endswith("| n/a | 4.00 | n/a | 2.00 | n/a | n/a |")  # fused, plan: absent
 
 
 def test_profile_call_reads_what_the_hook_reports():

@@ -105,7 +105,7 @@ def test_bench_gemm_shapes_are_validated(capsys):
 
 
 def test_bench_gemm_takes_phase_a(capsys):
-    from ozfft.bench.gemm import row
+    from ozfft.bench.gemm import HEADER, row
     from ozfft.cli import build_parser
 
     assert build_parser().parse_args(["bench", "gemm"]).phase_a == [None]
@@ -120,6 +120,9 @@ def test_bench_gemm_takes_phase_a(capsys):
     stacked = dict(rec, items=1000, moduli=16, guaranteed=True, plan="16")
     assert row(stacked).startswith("| dgemm | 1000 x 8 | 8 | 8 | 16, guaranteed | fast |")
     assert row(dict(rec, phases_ms={"guarantee": 3.25})).endswith("| 3.25 |")
+    fused = row(dict(rec, phases_ms={"fused": 0.21, "guarantee": 3.25}))
+    assert fused.endswith("| n/a | n/a | n/a | 0.21 | 3.25 |")  # residues, A, B, fused, plan
+    assert row(rec).count("|") == HEADER.count("|")
 
 
 @pytest.mark.skipif(importlib.util.find_spec("cupy") is not None, reason="cupy is installed")
