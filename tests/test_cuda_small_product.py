@@ -115,15 +115,51 @@ def test_fused_stack_past_the_grid_limit(rng, monkeypatch):
     np.testing.assert_array_equal(got, want)
 
 
-def test_fused_zero_sized_and_non_finite(rng):
-    """Empty stacks return empty; NaN in an operand is refused as on the staged path."""
+def test_fused_zero_sized(rng):
     a = cp.zeros((0, 5, 8))
     b = cp.zeros((0, 8, 3))
     assert ozfft.matmul(a, b, moduli=10).shape == (0, 5, 3)
-    x = phi_matrix(rng, (2, 5, 8), 1.0)
-    x[1, 2, 3] = np.nan
-    with pytest.raises(ozfft.NonFiniteInputError):
-        ozfft.matmul(cp.asarray(x), cp.asarray(phi_matrix(rng, (2, 8, 3), 1.0)), moduli=10)
+    assert ozfft.matmul(a, b).shape == (0, 5, 3)
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.complex128])
+def test_fused_non_finite_as_staged(dtype, rng, monkeypatch):
+    """NaN and Inf entries (counted by the kernel that computes the shifts) are refused
+    with the staged path's message: the operand (A first) and the count."""
+    a = phi_matrix(rng, (3, 70, 8), 1.0, dtype)
+    b = phi_matrix(rng, (3, 8, 130), 1.0, dtype)
+    a[1, 2, 3] = np.nan
+    a[2, 69, 0] = np.inf
+    b[0, 0, 129] = np.nan
+    for x, y, operand, count in ((a, b, "a", 2), (np.nan_to_num(a), b, "b", 1)):
+        for fused in ("1", "0"):
+            monkeypatch.setenv("OZFFT_FUSED_SMALL", fused)
+            with pytest.raises(ozfft.NonFiniteInputError) as info:
+                ozfft.matmul(cp.asarray(x), cp.asarray(y), moduli=10)
+            assert (info.value.operand, info.value.count) == (operand, count)
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.complex128])
+def test_fused_shifts_on_extreme_rows(dtype, rng):
+    """The kernel's own fast-mode shifts (OZ_SP_SHIFTS) on rows of zeros, subnormals,
+    huge entries, wide exponent ranges and single entries: the NumPy engine's bits."""
+    tiny, huge = 5e-324, 1.5e308
+    a = phi_matrix(rng, (2, 70, 33), 4.0, dtype)
+    b = phi_matrix(rng, (2, 33, 66), 4.0, dtype)
+    a[0, 0] = 0
+    a[0, 1] = tiny * rng.integers(-9, 10, 33)
+    a[0, 2, :5] = [huge, -huge / 3, 1e-300, 0, 2.5]
+    a[1, 5] = 0
+    a[1, 5, 7] = -3.0
+    b[0, :, 0] = 0
+    b[0, :, 1] = tiny * rng.integers(-9, 10, 33)
+    b[1, :, 65] = 1e-310
+    b[1, 3, 64] = 1e300
+    want = [ozfft.matmul(a, b, moduli=n) for n in (6, 14, 20)]
+    for n, w in zip((6, 14, 20), want, strict=True):
+        got, prof = _gpu_call(a, b, moduli=n)
+        assert set(prof.ms) == {"fused"} or (dtype == np.complex128 and n == 20)
+        np.testing.assert_array_equal(got, w)
 
 
 def test_k_past_the_kernel_stages(rng):

@@ -59,7 +59,8 @@ __device__ __forceinline__ int oz_sp_b_offset(int r, int h0) {
 
 // The residues of moduli chunk * OZ_SP_CHUNK .. of the block's A rows (a tile of 64 rows
 // of the item from row0) and Bt rows into shared memory: planes 1 (real) or 2 (Gaussian:
-// rmod(re +- j im)), [modulus in chunk][plane][A | Bt]. Rows past m (n) are zero.
+// rmod(re +- j im)), [modulus in chunk][plane][A | Bt]. Rows past m (n) are zero; shift[r]
+// is the shift of the tile's row r.
 // (chunk is a constant once the caller's loop over chunks is unrolled, and so is each
 // modulus index: the moduli and their constants stay immediates.)
 template <int planes>
@@ -75,7 +76,7 @@ __device__ __forceinline__ void oz_sp_fill(char* smem, int chunk, const double* 
         if constexpr (planes == 1) {
             OzEntryDigits re[4], im[4];
             if (row < rows) {
-                oz_row_digits<1>(x + row * k, h0, k, shift[row], re, im);
+                oz_row_digits<1>(x + row * k, h0, k, shift[r], re, im);
             } else {
 #pragma unroll
                 for (int e = 0; e < 4; ++e) re[e].clear();
@@ -94,7 +95,7 @@ __device__ __forceinline__ void oz_sp_fill(char* smem, int chunk, const double* 
             const int plane_bytes = is_b ? OZ_SP_B_PLANE : OZ_SP_A_PLANE;
             OzDigits24 re[4], im[4];
             if (row < rows) {
-                oz_row_digits<2>(x + row * k * 2, h0, k, shift[row], re, im);
+                oz_row_digits<2>(x + row * k * 2, h0, k, shift[r], re, im);
             } else {
 #pragma unroll
                 for (int e = 0; e < 4; ++e) {
@@ -120,26 +121,152 @@ __device__ __forceinline__ void oz_sp_fill(char* smem, int chunk, const double* 
     }
 }
 
+#ifdef OZ_SP_SHIFTS
+// The fast-mode shifts of R rows of `width` (<= 32 V) doubles for the CRT budget `budget`,
+// by one warp, into shift[0 .. R): the row statistics of gemm/scaling.cu (oz_row_stats_of:
+// the largest exponent, then the sum of squares relative to it, in the same integers) and
+// oz_fast_shift_of, as oz_row_rule applies it. All R V loads are issued before the first
+// use and both passes read the registers (a row at a time left the warp waiting on each
+// load twice). rows[r]: row r's first double (null past the end). NaN and Inf entries are
+// counted into nans, infs (this lane's share).
+template <int R, int V>
+__device__ __forceinline__ void oz_sp_row_shifts(const double* const (&rows)[R], int width,
+                                                 int budget, int* shift, unsigned& nans,
+                                                 unsigned& infs) {
+    constexpr oz_u64 abs_mask = 0x7fffffffffffffffULL, inf_bits = 0x7ff0000000000000ULL;
+    const int lane = threadIdx.x % 32;
+    oz_u64 mag[R][V];
+#pragma unroll
+    for (int r = 0; r < R; ++r)
+#pragma unroll
+        for (int v = 0; v < V; ++v) {
+            const int h = lane + 32 * v;
+            mag[r][v] = rows[r] != nullptr && h < width
+                            ? reinterpret_cast<const oz_u64*>(rows[r])[h] & abs_mask
+                            : 0ULL;
+        }
+    int row_max[R];
+#pragma unroll
+    for (int r = 0; r < R; ++r) {
+        row_max[r] = OZ_ZERO_ROW_EXP;
+#pragma unroll
+        for (int v = 0; v < V; ++v) {
+            if (mag[r][v] >= inf_bits) {
+                nans += mag[r][v] != inf_bits;
+                infs += mag[r][v] == inf_bits;
+            } else if (mag[r][v] != 0) {
+                int e, c;
+                oz_frexp_bound(mag[r][v], e, c);
+                row_max[r] = e > row_max[r] ? e : row_max[r];
+            }
+        }
+    }
+#pragma unroll
+    for (int off = 16; off > 0; off >>= 1)
+#pragma unroll
+        for (int r = 0; r < R; ++r) {
+            const int other = __shfl_xor_sync(0xffffffffu, row_max[r], off);
+            row_max[r] = other > row_max[r] ? other : row_max[r];
+        }
+    oz_i64 sumsq[R];
+#pragma unroll
+    for (int r = 0; r < R; ++r) {
+        sumsq[r] = 0;
+#pragma unroll
+        for (int v = 0; v < V; ++v)
+            if (mag[r][v] != 0 && mag[r][v] < inf_bits)
+                sumsq[r] += oz_sumsq_term(mag[r][v], row_max[r]);
+    }
+#pragma unroll
+    for (int off = 16; off > 0; off >>= 1)
+#pragma unroll
+        for (int r = 0; r < R; ++r) sumsq[r] += __shfl_xor_sync(0xffffffffu, sumsq[r], off);
+    if (lane == 0) {
+#pragma unroll
+        for (int r = 0; r < R; ++r) shift[r] = (int)oz_fast_shift_of(row_max[r], sumsq[r], budget);
+    }
+}
+#endif
+
+// The shifts of the block's 64 A rows and 64 Bt rows into shift[0 .. 64) and [64 .. 128)
+// (zero past m, n): read, or with OZ_SP_SHIFTS computed here (the fast-mode rule for
+// `budget`; the blocks of the first column tile count A's NaN and Inf entries into
+// counts[0], counts[1], those of the first row tile Bt's into counts[2], counts[3]).
+template <int planes>
+__device__ __forceinline__ void oz_sp_shifts(int* shift, const double* __restrict__ a,
+                                             const double* __restrict__ bt, long long m,
+                                             long long n, long long k, long long row0,
+                                             long long col0, const int* __restrict__ shift_a,
+                                             const int* __restrict__ shift_b, int budget,
+                                             unsigned long long* __restrict__ counts) {
+#ifdef OZ_SP_SHIFTS
+    (void)shift_a;
+    (void)shift_b;
+    // a warp takes R consecutive rows of the 128 (A's, then Bt's) at a time
+    constexpr int V = OZ_SP_K * planes / 32, R = 8 / V;
+    const int warp = threadIdx.x / 32, warps = blockDim.x / 32;
+    const int width = (int)(k * planes);
+    unsigned nans[2] = {0u, 0u}, infs[2] = {0u, 0u};
+    for (int v0 = warp * R; v0 < 2 * OZ_SP_TILE; v0 += warps * R) {
+        const bool is_b = v0 >= OZ_SP_TILE;  // R divides 64: a batch is all A or all Bt
+        const double* rows[R];
+#pragma unroll
+        for (int r = 0; r < R; ++r) {
+            const long long row = (is_b ? col0 : row0) + (v0 + r) % OZ_SP_TILE;
+            rows[r] = row < (is_b ? n : m) ? (is_b ? bt : a) + row * width : nullptr;
+        }
+        unsigned nn = 0u, ii = 0u;
+        oz_sp_row_shifts<R, V>(rows, width, budget, shift + v0, nn, ii);
+        // each entry counted once: A in the first column tile, Bt in the first row tile
+        if ((is_b ? blockIdx.y : blockIdx.x) == 0) {
+            nans[is_b] += nn;
+            infs[is_b] += ii;
+        }
+    }
+#pragma unroll
+    for (int t = 0; t < 2; ++t) {
+        if (nans[t]) atomicAdd(&counts[2 * t], (unsigned long long)nans[t]);
+        if (infs[t]) atomicAdd(&counts[2 * t + 1], (unsigned long long)infs[t]);
+    }
+#else
+    (void)a;
+    (void)bt;
+    (void)k;
+    (void)budget;
+    (void)counts;
+    for (int v = threadIdx.x; v < 2 * OZ_SP_TILE; v += blockDim.x) {
+        const bool is_b = v >= OZ_SP_TILE;
+        const long long row = (is_b ? col0 : row0) + v % OZ_SP_TILE;
+        shift[v] = row < (is_b ? n : m) ? (is_b ? shift_b : shift_a)[row] : 0;
+    }
+#endif
+    __syncthreads();
+}
+
 // The whole kernel for one block: item blockIdx.z, output rows 64 blockIdx.y .., columns
 // 64 blockIdx.x ..; a (items, m, k), bt (items, n, k) (complex: re, im interleaved),
-// shift_a (items, m), shift_b (items, n), out (items, m, n).
+// shift_a (items, m), shift_b (items, n) (with OZ_SP_SHIFTS: unused, the shifts computed
+// for `budget`, NaN/Inf counts into counts), out (items, m, n).
 template <int planes, typename O>
 __device__ __forceinline__ void oz_small_product_body(const double* __restrict__ a,
                                                       const double* __restrict__ bt,
                                                       long long m, long long n, long long k,
                                                       const int* __restrict__ shift_a,
                                                       const int* __restrict__ shift_b,
-                                                      O* __restrict__ out) {
+                                                      O* __restrict__ out, int budget,
+                                                      unsigned long long* __restrict__ counts) {
     extern __shared__ __align__(16) char smem[];
+    __shared__ int shift[2 * OZ_SP_TILE];  // the block's A rows, then its Bt rows
     constexpr int per_modulus = planes * (OZ_SP_A_PLANE + OZ_SP_B_PLANE);
     constexpr int tiles = 4 / planes;  // m16n8 output tiles of a warp
     const long long item = blockIdx.z;
     a += item * m * k * planes;
     bt += item * n * k * planes;
-    shift_a += item * m;
+    shift_a += item * m;  // (unused with OZ_SP_SHIFTS)
     shift_b += item * n;
     out += item * m * n;
     const long long row0 = (long long)blockIdx.y * OZ_SP_TILE, col0 = (long long)blockIdx.x * OZ_SP_TILE;
+    oz_sp_shifts<planes>(shift, a, bt, m, n, k, row0, col0, shift_a, shift_b, budget, counts);
 
     const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
     const int mt = warp * tiles / 8;  // the warp's 16-row tile; its 8-column tiles nt0 + u
@@ -154,8 +281,8 @@ __device__ __forceinline__ void oz_small_product_body(const double* __restrict__
 #pragma unroll
     for (int chunk = 0; chunk < OZ_SP_CHUNKS; ++chunk) {
         if (chunk > 0) __syncthreads();  // every warp is done with the previous chunk
-        oz_sp_fill<planes>(smem, chunk, a, m, row0, k, shift_a, false);
-        oz_sp_fill<planes>(smem, chunk, bt, n, col0, k, shift_b, true);
+        oz_sp_fill<planes>(smem, chunk, a, m, row0, k, shift, false);
+        oz_sp_fill<planes>(smem, chunk, bt, n, col0, k, shift + OZ_SP_TILE, true);
         __syncthreads();
 #pragma unroll
         for (int i = 0; i < OZ_NUM_MODULI; ++i) {
@@ -202,7 +329,7 @@ __device__ __forceinline__ void oz_small_product_body(const double* __restrict__
         const long long row = row0 + 16 * mt + g + 8 * (e / 2);
         const long long col = col0 + 8 * (nt0 + u) + 2 * q + e % 2;
         if (row >= m || col >= n) continue;
-        const int s = -(shift_a[row] + shift_b[col]);
+        const int s = -(shift[row - row0] + shift[OZ_SP_TILE + (col - col0)]);
         auto residue = [&](int p, int i) -> int { return sum_at(i, p, o); };
         if constexpr (planes == 1) {
             oz_i64 acc[OZ_DIGITS];
@@ -235,8 +362,9 @@ __device__ __forceinline__ void oz_small_product_body(const double* __restrict__
 extern "C" __global__ void __launch_bounds__(256, 2)
     oz_small_product_real(const double* __restrict__ a, const double* __restrict__ bt,
                           long long m, long long n, long long k, const int* __restrict__ shift_a,
-                          const int* __restrict__ shift_b, oz_out_real* __restrict__ out) {
-    oz_small_product_body<1>(a, bt, m, n, k, shift_a, shift_b, out);
+                          const int* __restrict__ shift_b, oz_out_real* __restrict__ out,
+                          int budget, unsigned long long* __restrict__ counts) {
+    oz_small_product_body<1>(a, bt, m, n, k, shift_a, shift_b, out, budget, counts);
 }
 
 #ifdef OZ_GAUSSIAN
@@ -244,7 +372,8 @@ extern "C" __global__ void __launch_bounds__(512, 1)
     oz_small_product_gaussian(const double* __restrict__ a, const double* __restrict__ bt,
                               long long m, long long n, long long k,
                               const int* __restrict__ shift_a, const int* __restrict__ shift_b,
-                              oz_out_complex* __restrict__ out) {
-    oz_small_product_body<2>(a, bt, m, n, k, shift_a, shift_b, out);
+                              oz_out_complex* __restrict__ out, int budget,
+                              unsigned long long* __restrict__ counts) {
+    oz_small_product_body<2>(a, bt, m, n, k, shift_a, shift_b, out, budget, counts);
 }
 #endif

@@ -258,6 +258,15 @@ class Engine(abc.ABC):
         stages them. The same integers, hence the same bits. This engine has none."""
         return None
 
+    def fused_fast_product(
+        self, a: Any, bt: Any, budget_bits: int, moduli: ModuliSet, out_dtype: Any, *, rounding
+    ) -> Any | None:
+        """:meth:`fused_product` with the fast-mode shifts for the CRT budget
+        ``budget_bits`` (:meth:`row_stats`, :meth:`fast_shift`) formed in the same pass,
+        non-finite entries raised as :class:`~ozfft.errors.NonFiniteInputError` (A before
+        B), or None; the same bits as the staged stages. This engine has none."""
+        return None
+
 
 def parse_compute_capability(text: str) -> tuple[int, int]:
     """``(major, minor)`` of cupy's compute-capability string: ``"90"`` -> (9, 0),

@@ -353,17 +353,25 @@ def small_product_chunk(count: int, planes: int, shared_bytes: int) -> tuple[int
 
 
 def small_product_macros(
-    moduli: ModuliSet | ResidueSystem, *, out_float: bool, rounding: str, chunk: int
+    moduli: ModuliSet | ResidueSystem,
+    *,
+    out_float: bool,
+    rounding: str,
+    chunk: int,
+    shifts: bool = False,
 ) -> Macros:
     """Macros of ``gemm/small_product.cu``: :func:`phase_b_macros` (the moduli, the CRT
-    digits, the output format), :func:`rounding_macros` and ``OZ_SP_CHUNK``."""
-    return _small_product_macros(moduli, out_float, rounding, chunk)
+    digits, the output format), :func:`rounding_macros` and ``OZ_SP_CHUNK``; with
+    ``shifts``, ``OZ_SP_SHIFTS`` and :func:`scaling_macros` (the kernel computes the
+    fast-mode shifts itself)."""
+    return _small_product_macros(moduli, out_float, rounding, chunk, shifts)
 
 
 @cache
-def _small_product_macros(moduli, out_float: bool, rounding: str, chunk: int) -> Macros:
-    return (
+def _small_product_macros(moduli, out_float: bool, rounding: str, chunk: int, shifts: bool):
+    macros = (
         phase_b_macros(moduli, out_float=out_float)
         | rounding_macros(rounding)
         | {"OZ_SP_CHUNK": str(chunk)}
     )
+    return macros | scaling_macros() | {"OZ_SP_SHIFTS": "1"} if shifts else macros

@@ -93,7 +93,9 @@ _SMALL_PRODUCT_CU = "gemm/small_product.cu"
 #: per residue plane, and its argument kinds (launch.py)
 _SP_TILE = 64
 _SP_THREADS = 256
-_SP_SIGNATURE = ("ptr", "ptr", "i64", "i64", "i64", "ptr", "ptr", "ptr")
+_SP_SIGNATURE = ("ptr", "ptr", "i64", "i64", "i64", "ptr", "ptr", "ptr", "i32", "ptr")
+#: static shared bytes of that kernel (its table of 128 row shifts)
+_SP_STATIC_SHARED = 512
 #: the most outputs (times residue planes) a call runs fused: each block recomputes the
 #: residues of its 64 A and 64 Bt rows, ~2 k N residues per output, so past ~2**25 outputs
 #: the staged path, which forms each residue once, is faster (H200, docs/perf-notes.md,
@@ -727,6 +729,20 @@ class CudaEngine(Engine):
         reconstruction of its 64 x 64 outputs. No residue or INT32 plane reaches device
         memory. Up to ``_SP_MAX_OUTPUTS`` outputs (complex: half); off with
         ``OZFFT_FUSED_SMALL=0``."""
+        return self._small_product(a, bt, moduli, out_dtype, rounding, (shift_a, shift_b))
+
+    def fused_fast_product(
+        self, a: Any, bt: Any, budget_bits: int, moduli: ModuliSet, out_dtype: Any, *, rounding
+    ) -> Any | None:
+        """:meth:`fused_product` whose kernel also computes the fast-mode shifts for
+        ``budget_bits`` (``OZ_SP_SHIFTS``: each block the row statistics of its 64 A and
+        64 Bt rows, whole since k <= 64) and counts NaN and Inf entries, raised as
+        :class:`~ozfft.errors.NonFiniteInputError` (A first) once it has run."""
+        return self._small_product(a, bt, moduli, out_dtype, rounding, budget_bits)
+
+    def _small_product(self, a, bt, moduli, out_dtype, rounding, shifts) -> Any | None:
+        """The small-product kernel, given the shifts ``(shift_a, shift_b)`` or computing
+        them for the CRT budget ``shifts`` (an int); None where it does not apply."""
         cp = self._cp
         is_complex = cp.iscomplexobj(a)
         k = a.shape[-1]
@@ -744,7 +760,8 @@ class CudaEngine(Engine):
         if batch * m * n * planes > _SP_MAX_OUTPUTS:
             return None
         out_dtype = np.dtype(out_dtype)
-        kernel = self._small_product_kernel(moduli, planes, out_dtype, rounding)
+        in_kernel = isinstance(shifts, int)
+        kernel = self._small_product_kernel(moduli, planes, out_dtype, rounding, in_kernel)
         if kernel is None:
             return None
         launch, smem = kernel
@@ -754,8 +771,15 @@ class CudaEngine(Engine):
         if out.size == 0:
             return out.reshape(*batch_shape, m, n)
         a3, bt3 = a.reshape(batch, m, k), bt.reshape(batch, n, k)  # prepared: C-contiguous
-        sa = cp.ascontiguousarray(shift_a.reshape(batch, m).astype(cp.int32, copy=False))
-        sb = cp.ascontiguousarray(shift_b.reshape(batch, n).astype(cp.int32, copy=False))
+        counts = cp.zeros(4, cp.uint64)  # NaN, Inf of A; NaN, Inf of Bt (OZ_SP_SHIFTS)
+        if in_kernel:
+            budget = shifts
+            sa = cp.zeros((batch, 1), cp.int32)  # not read: one pointer per item
+            sb = sa
+        else:
+            budget = 0
+            sa = cp.ascontiguousarray(shifts[0].reshape(batch, m).astype(cp.int32, copy=False))
+            sb = cp.ascontiguousarray(shifts[1].reshape(batch, n).astype(cp.int32, copy=False))
         grid = (-(-n // _SP_TILE), -(-m // _SP_TILE))
         for b0 in range(0, batch, _GRID_Z):
             items = min(_GRID_Z, batch - b0)
@@ -763,33 +787,39 @@ class CudaEngine(Engine):
                 launch(
                     (*grid, items),
                     (_SP_THREADS * planes,),
-                    (a3[b0], bt3[b0], m, n, k, sa[b0], sb[b0], out[b0]),
+                    (a3[b0], bt3[b0], m, n, k, sa[b0], sb[b0], out[b0], budget, counts),
                     shared_mem=smem,
                 )
+        if in_kernel:
+            for check in (_counts_check(cp, counts[:2], "a"), _counts_check(cp, counts[2:], "b")):
+                check()
         return out.reshape(*batch_shape, m, n)
 
     def _small_product_kernel(
-        self, moduli: ModuliSet, planes: int, out_dtype: Any, rounding: str
+        self, moduli: ModuliSet, planes: int, out_dtype: Any, rounding: str, shifts: bool
     ) -> tuple[Any, int] | None:
-        """The launcher of the small-product kernel for these moduli and its dynamic
-        shared bytes; None where the moduli's sums do not fit a block (real blocks sized
-        for two per SM, Gaussian ones for one)."""
+        """The launcher of the small-product kernel for these moduli (``shifts``: the
+        variant that computes them) and its dynamic shared bytes; None where the moduli's
+        sums do not fit a block (real blocks sized for two per SM, Gaussian ones for one;
+        the kernel's static shift table taken off)."""
         attributes = self._cp.cuda.Device().attributes
         per_block = attributes["MaxSharedMemoryPerBlockOptin"]
         if planes == 1:
             per_block = min(per_block, attributes["MaxSharedMemoryPerMultiprocessor"] // 2 - 1024)
-        sized = small_product_chunk(moduli.count, planes, per_block)
+        sized = small_product_chunk(moduli.count, planes, per_block - _SP_STATIC_SHARED)
         if sized is None:
             return None
         chunk, smem = sized
         out_float = out_dtype in (np.float32, np.complex64)
-        macros = small_product_macros(moduli, out_float=out_float, rounding=rounding, chunk=chunk)
+        macros = small_product_macros(
+            moduli, out_float=out_float, rounding=rounding, chunk=chunk, shifts=shifts
+        )
         name = "oz_small_product_gaussian" if planes == 2 else "oz_small_product_real"
         key = (self._cp.cuda.Device().id, macros, name)
         if key not in self._small:
             kernel = get_function(_SMALL_PRODUCT_CU, name, macros)
-            if smem > 48 * 1024:
-                kernel.max_dynamic_shared_size_bytes = smem
+            # always: the static shift table counts against the 48 KB default as well
+            kernel.max_dynamic_shared_size_bytes = smem
             self._small[key] = (launcher(kernel, _SP_SIGNATURE), smem)
         return self._small[key]
 
