@@ -182,3 +182,16 @@ def test_large_outputs_stage(rng, monkeypatch):
     staged, prof = _gpu_call(a, b, moduli=11)
     assert "fused" not in prof.ms and "phase_a" in prof.ms
     np.testing.assert_array_equal(staged, fused)
+
+
+def test_more_row_tiles_than_grid_y_stage(rng, monkeypatch):
+    """Grid y holds at most _GRID_Z row tiles: a product with more stages, same bits."""
+    from ozfft.engines.cuda import engine as cuda_engine_module
+
+    a = phi_matrix(rng, (130, 20), 1.0)
+    b = phi_matrix(rng, (20, 9), 1.0)
+    want = ozfft.matmul(a, b, moduli=9)
+    monkeypatch.setattr(cuda_engine_module, "_GRID_Z", 2)  # 3 row tiles of 64
+    got, prof = _gpu_call(a, b, moduli=9)
+    assert "fused" not in prof.ms and "phase_a" in prof.ms
+    np.testing.assert_array_equal(got, want)

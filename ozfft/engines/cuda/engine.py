@@ -757,8 +757,8 @@ class CudaEngine(Engine):
         *batch_shape, m, _ = a.shape
         n = bt.shape[-2]
         batch = math.prod(batch_shape)
-        if batch * m * n * planes > _SP_MAX_OUTPUTS:
-            return None
+        if batch * m * n * planes > _SP_MAX_OUTPUTS or -(-m // _SP_TILE) > _GRID_Z:
+            return None  # large products stage faster; grid y holds 65535 row tiles
         out_dtype = np.dtype(out_dtype)
         in_kernel = isinstance(shifts, int)
         kernel = self._small_product_kernel(moduli, planes, out_dtype, rounding, in_kernel)
