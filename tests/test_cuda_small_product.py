@@ -48,8 +48,8 @@ def test_fused_bits_are_the_numpy_engines(shape, dtype, kw, rng):
 @pytest.mark.parametrize("moduli", [2, 5, 13, 16, 19, 20])
 @pytest.mark.parametrize("dtype", [np.float64, np.complex128])
 def test_fused_every_moduli_count_and_the_staged_bits(moduli, dtype, rng, monkeypatch):
-    """Every moduli count (shared memory chunks of 1 to all moduli; 20 complex moduli have no
-    Gaussian system and stage), against the NumPy engine and OZFFT_FUSED_SMALL=0."""
+    """Every moduli count (one to several shared-memory chunks of moduli; 20 complex moduli
+    have no Gaussian system and stage), against the NumPy engine and OZFFT_FUSED_SMALL=0."""
     a = phi_matrix(rng, (6, 45, 64), 3.0, dtype)
     b = phi_matrix(rng, (6, 64, 71), 3.0, dtype)
     got, prof = _gpu_call(a, b, moduli=moduli)
@@ -65,8 +65,9 @@ def test_fused_every_moduli_count_and_the_staged_bits(moduli, dtype, rng, monkey
 @pytest.mark.parametrize("rounding", ["trunc", "nearest"])
 @pytest.mark.parametrize("dtype", [np.float64, np.complex128])
 def test_fused_product_is_residues_then_exact_product(rounding, dtype, rng):
-    """Engine level, both roundings of the scaled integers (entries scaled to 2**62 so that
-    nearest and trunc differ), against the NumPy engine's staged product."""
+    """Engine level, both roundings of the scaled integers (row maxima scaled to 2**48:
+    the other entries keep fractions, so nearest and trunc differ, and |A' B'^T| stays
+    far below P / 2 = 2**109), against the NumPy engine's staged product."""
     from ozfft.ozaki.moduli import moduli_set
     from ozfft.scheme.gemm import gaussian_system_for
 
@@ -76,18 +77,23 @@ def test_fused_product_is_residues_then_exact_product(rounding, dtype, rng):
         moduli = gaussian_system_for(moduli)
     a = phi_matrix(rng, (3, 40, 33), 2.0, dtype)
     bt = phi_matrix(rng, (3, 50, 33), 2.0, dtype)
-    sa = (62 - np.frexp(np.abs(a).max(axis=-1))[1]).astype(np.int64)
-    sb = (62 - np.frexp(np.abs(bt).max(axis=-1))[1]).astype(np.int64)
+    sa = (48 - np.frexp(np.abs(a).max(axis=-1))[1]).astype(np.int64)
+    sb = (48 - np.frexp(np.abs(bt).max(axis=-1))[1]).astype(np.int64)
     method = "gaussian" if dtype == np.complex128 else "karatsuba"
-    want = host.exact_product(
-        host.residues(a, sa, moduli, rounding),
-        host.residues(bt, sb, moduli, rounding),
-        sa,
-        sb,
-        moduli,
-        np.float64 if dtype == np.float64 else np.complex128,
-        complex_method=method,
-    )
+
+    def staged(rule):
+        return host.exact_product(
+            host.residues(a, sa, moduli, rule),
+            host.residues(bt, sb, moduli, rule),
+            sa,
+            sb,
+            moduli,
+            np.float64 if dtype == np.float64 else np.complex128,
+            complex_method=method,
+        )
+
+    want = staged(rounding)
+    assert (want != staged("trunc" if rounding == "nearest" else "nearest")).any()
     got = gpu.fused_product(
         cp.asarray(a),
         cp.asarray(bt),
@@ -115,11 +121,28 @@ def test_fused_stack_past_the_grid_limit(rng, monkeypatch):
     np.testing.assert_array_equal(got, want)
 
 
-def test_fused_zero_sized(rng):
-    a = cp.zeros((0, 5, 8))
-    b = cp.zeros((0, 8, 3))
-    assert ozfft.matmul(a, b, moduli=10).shape == (0, 5, 3)
-    assert ozfft.matmul(a, b).shape == (0, 5, 3)
+def test_fused_declines_what_it_cannot_read(rng):
+    """The seam stages (returns None) for empty products, strided views and operands that
+    are not float64 / complex128 rows, instead of reading them as prepared rows."""
+    from ozfft.ozaki.moduli import moduli_set
+
+    _, gpu = _engines()
+    moduli = moduli_set(10)
+    x = cp.asarray(phi_matrix(rng, (2, 5, 40), 1.0))  # k = 40: the kernel's
+    bt = x[:, :3].copy()
+    wide = cp.asarray(phi_matrix(rng, (2, 5, 70), 1.0))
+    view = wide[..., :40]  # rows 70 apart: not C-contiguous
+    assert view.shape == x.shape and not view.flags.c_contiguous
+
+    def fused(a, b):
+        return gpu.fused_fast_product(a, b, 60, moduli, np.float64, rounding="nearest")
+
+    assert fused(view, bt) is None
+    assert fused(x[:, :0], bt) is None  # m = 0
+    assert fused(x.astype(cp.float32), bt.astype(cp.float32)) is None
+    got = fused(x, bt)  # the control: the same call on prepared rows runs
+    assert got is not None and got.shape == (2, 5, 3)
+    assert ozfft.matmul(cp.zeros((0, 5, 8)), cp.zeros((0, 8, 3)), moduli=10).shape == (0, 5, 3)
 
 
 @pytest.mark.parametrize("dtype", [np.float64, np.complex128])
@@ -134,9 +157,10 @@ def test_fused_non_finite_as_staged(dtype, rng, monkeypatch):
     for x, y, operand, count in ((a, b, "a", 2), (np.nan_to_num(a), b, "b", 1)):
         for fused in ("1", "0"):
             monkeypatch.setenv("OZFFT_FUSED_SMALL", fused)
-            with pytest.raises(ozfft.NonFiniteInputError) as info:
+            with profile_phases() as prof, pytest.raises(ozfft.NonFiniteInputError) as info:
                 ozfft.matmul(cp.asarray(x), cp.asarray(y), moduli=10)
             assert (info.value.operand, info.value.count) == (operand, count)
+            assert ("fused" in prof.ms) == (fused == "1")  # the kernel counted them
 
 
 @pytest.mark.parametrize("dtype", [np.float64, np.complex128])

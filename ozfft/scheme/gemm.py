@@ -411,13 +411,13 @@ def emulated_matmul(
     a = engine.prepare_operand(a)
     bt = engine.prepare_operand(xp.swapaxes(b, -1, -2))
     if mode == "fast":  # the whole product in one pass, where the engine has one
-        system, _ = _phase_a_moduli(moduli, xp.iscomplexobj(a), complex_method)
+        phase_a_moduli, _ = _phase_a_moduli(moduli, xp.iscomplexobj(a), complex_method)
         out = engine.fused_fast_product(
-            a, bt, budget.budget_bits, system, out_dtype, rounding=SINGLE_ROUNDING
+            a, bt, budget.budget_bits, phase_a_moduli, out_dtype, rounding=SINGLE_ROUNDING
         )
         if out is not None:
             logger.debug("ozaki-II %s: %s @ %s fused, %d moduli", engine.name, a.shape, b.shape,
-                         system.count)  # fmt: skip
+                         phase_a_moduli.count)  # fmt: skip
             return out
     sa, sb, extra = _stats(engine, a, bt, mode, defer_check=True)
     shift_a, shift_b = _shifts_for(engine, sa, sb, extra, budget.budget_bits, mode)

@@ -172,6 +172,7 @@ class CudaEngine(Engine):
         self._rule_args: dict[tuple, Any] = {}  # (device id, arguments) -> int64 array
         #: (device id, macros, kernel name) -> (launcher, dynamic shared bytes)
         self._small: dict[tuple, tuple[Any, int]] = {}
+        self._int8_mma: dict[int, bool] = {}  # device id -> mma.sync on INT8 (sm_80 on)
         self._one = np.array(1, dtype=np.int32)
         self._zero = np.array(0, dtype=np.int32)
 
@@ -746,11 +747,16 @@ class CudaEngine(Engine):
         cp = self._cp
         is_complex = cp.iscomplexobj(a)
         k = a.shape[-1]
+        operand = np.dtype(np.complex128 if is_complex else np.float64)
         if (
             not config.fused_small_products()
             or moduli.phase_a != "int8"
             or (is_complex and not moduli.gaussian)
             or not 0 < k <= SMALL_PRODUCT_K
+            # the kernel reads prepared operands: C-contiguous rows of float64 / complex128
+            or not (a.dtype == bt.dtype == operand)
+            or not (a.flags.c_contiguous and bt.flags.c_contiguous)
+            or not self._has_int8_mma()
         ):
             return None
         planes = 2 if is_complex else 1
@@ -759,8 +765,10 @@ class CudaEngine(Engine):
         batch = math.prod(batch_shape)
         if batch * m * n * planes > _SP_MAX_OUTPUTS or -(-m // _SP_TILE) > _GRID_Z:
             return None  # large products stage faster; grid y holds 65535 row tiles
+        if batch * m * n == 0:
+            return None  # nothing to launch: the staged path (and its NaN/Inf test) runs
         out_dtype = np.dtype(out_dtype)
-        in_kernel = isinstance(shifts, int)
+        in_kernel = not isinstance(shifts, tuple)  # a CRT budget, or (shift_a, shift_b)
         kernel = self._small_product_kernel(moduli, planes, out_dtype, rounding, in_kernel)
         if kernel is None:
             return None
@@ -768,12 +776,10 @@ class CudaEngine(Engine):
         out = self._alloc(
             "the product", (batch, m, n), out_dtype, batch * m * n * out_dtype.itemsize
         )
-        if out.size == 0:
-            return out.reshape(*batch_shape, m, n)
         a3, bt3 = a.reshape(batch, m, k), bt.reshape(batch, n, k)  # prepared: C-contiguous
         counts = cp.zeros(4, cp.uint64)  # NaN, Inf of A; NaN, Inf of Bt (OZ_SP_SHIFTS)
         if in_kernel:
-            budget = shifts
+            budget = int(shifts)
             sa = cp.zeros((batch, 1), cp.int32)  # not read: one pointer per item
             sb = sa
         else:
@@ -794,6 +800,14 @@ class CudaEngine(Engine):
             for check in (_counts_check(cp, counts[:2], "a"), _counts_check(cp, counts[2:], "b")):
                 check()
         return out.reshape(*batch_shape, m, n)
+
+    def _has_int8_mma(self) -> bool:
+        """Whether the current device has ``mma.sync`` m16n8k32 on INT8 (sm_80 on); older
+        ones stage every product (cuBLAS)."""
+        device = self._cp.cuda.Device().id
+        if device not in self._int8_mma:
+            self._int8_mma[device] = compute_capability(device) >= (8, 0)
+        return self._int8_mma[device]
 
     def _small_product_kernel(
         self, moduli: ModuliSet, planes: int, out_dtype: Any, rounding: str, shifts: bool
