@@ -173,6 +173,7 @@ class CudaEngine(Engine):
         #: (device id, macros, kernel name) -> (launcher, dynamic shared bytes)
         self._small: dict[tuple, tuple[Any, int]] = {}
         self._int8_mma: dict[int, bool] = {}  # device id -> mma.sync on INT8 (sm_80 on)
+        self._sp_shared: dict[tuple[int, int], int] = {}  # (device id, planes) -> bytes
         self._one = np.array(1, dtype=np.int32)
         self._zero = np.array(0, dtype=np.int32)
 
@@ -777,11 +778,9 @@ class CudaEngine(Engine):
             "the product", (batch, m, n), out_dtype, batch * m * n * out_dtype.itemsize
         )
         a3, bt3 = a.reshape(batch, m, k), bt.reshape(batch, n, k)  # prepared: C-contiguous
-        counts = cp.zeros(4, cp.uint64)  # NaN, Inf of A; NaN, Inf of Bt (OZ_SP_SHIFTS)
         if in_kernel:
             budget = int(shifts)
-            sa = cp.zeros((batch, 1), cp.int32)  # not read: one pointer per item
-            sb = sa
+            counts = cp.zeros(4, cp.uint64)  # NaN, Inf of A; NaN, Inf of Bt
         else:
             budget = 0
             sa = cp.ascontiguousarray(shifts[0].reshape(batch, m).astype(cp.int32, copy=False))
@@ -789,16 +788,19 @@ class CudaEngine(Engine):
         grid = (-(-n // _SP_TILE), -(-m // _SP_TILE))
         for b0 in range(0, batch, _GRID_Z):
             items = min(_GRID_Z, batch - b0)
+            if in_kernel:  # the shift pointers are not read: any array
+                shift_ptrs, counts_ptr = (counts, counts), counts
+            else:  # the counts pointer is not read
+                shift_ptrs, counts_ptr = (sa[b0], sb[b0]), sa
             with phase("fused", self._clock):
                 launch(
                     (*grid, items),
                     (_SP_THREADS * planes,),
-                    (a3[b0], bt3[b0], m, n, k, sa[b0], sb[b0], out[b0], budget, counts),
+                    (a3[b0], bt3[b0], m, n, k, *shift_ptrs, out[b0], budget, counts_ptr),
                     shared_mem=smem,
                 )
         if in_kernel:
-            for check in (_counts_check(cp, counts[:2], "a"), _counts_check(cp, counts[2:], "b")):
-                check()
+            _counts_check(cp, counts, "a", "b")()
         return out.reshape(*batch_shape, m, n)
 
     def _has_int8_mma(self) -> bool:
@@ -809,18 +811,27 @@ class CudaEngine(Engine):
             self._int8_mma[device] = compute_capability(device) >= (8, 0)
         return self._int8_mma[device]
 
+    def _small_shared(self, planes: int) -> int:
+        """Dynamic shared bytes a small-product block may take on the current device: real
+        blocks two per SM, Gaussian ones one, less the kernel's static shift table (read
+        once per device: cupy builds the whole attribute table on each read)."""
+        key = (self._cp.cuda.Device().id, planes)
+        if key not in self._sp_shared:
+            attributes = self._cp.cuda.Device().attributes
+            per_block = attributes["MaxSharedMemoryPerBlockOptin"]
+            if planes == 1:
+                per_sm = attributes["MaxSharedMemoryPerMultiprocessor"]
+                per_block = min(per_block, per_sm // 2 - 1024)
+            self._sp_shared[key] = per_block - _SP_STATIC_SHARED
+        return self._sp_shared[key]
+
     def _small_product_kernel(
         self, moduli: ModuliSet, planes: int, out_dtype: Any, rounding: str, shifts: bool
     ) -> tuple[Any, int] | None:
         """The launcher of the small-product kernel for these moduli (``shifts``: the
         variant that computes them) and its dynamic shared bytes; None where the moduli's
-        sums do not fit a block (real blocks sized for two per SM, Gaussian ones for one;
-        the kernel's static shift table taken off)."""
-        attributes = self._cp.cuda.Device().attributes
-        per_block = attributes["MaxSharedMemoryPerBlockOptin"]
-        if planes == 1:
-            per_block = min(per_block, attributes["MaxSharedMemoryPerMultiprocessor"] // 2 - 1024)
-        sized = small_product_chunk(moduli.count, planes, per_block - _SP_STATIC_SHARED)
+        sums do not fit a block (:meth:`_small_shared`)."""
+        sized = small_product_chunk(moduli.count, planes, self._small_shared(planes))
         if sized is None:
             return None
         chunk, smem = sized
@@ -1125,23 +1136,25 @@ def _stats_launch(rows: int, width: int, sm_count: int) -> tuple[str, int, int]:
     return "oz_row_stats", threads, max(1, min(rows, per_sm * sm_count))
 
 
-def _counts_check(cp: Any, counts: Any, operand: str) -> Callable[[], None]:
-    """The NaN/Inf test of the statistics kernels' two counts: an asynchronous copy into
-    page-locked memory and an event behind it, so the caller waits for the statistics
-    kernel only, not for work queued after it."""
+def _counts_check(cp: Any, counts: Any, *operands: str) -> Callable[[], None]:
+    """The NaN/Inf test of a kernel's counts, two per operand (NaN, Inf; in the order of
+    ``operands``): one asynchronous copy into page-locked memory and an event behind it,
+    so the caller waits for that kernel only, not for work queued after it. The check
+    raises for the first operand with a non-finite entry."""
     import cupyx
 
-    host = cupyx.empty_pinned((2,), np.uint64)
+    host = cupyx.empty_pinned((2 * len(operands),), np.uint64)
     stream = cp.cuda.get_current_stream()
-    cp.cuda.runtime.memcpyAsync(host.ctypes.data, counts.data.ptr, 16, _D2H, stream.ptr)
+    cp.cuda.runtime.memcpyAsync(host.ctypes.data, counts.data.ptr, host.nbytes, _D2H, stream.ptr)
     done = stream.record()
 
     def check() -> None:
         done.synchronize()
-        nans, infs = int(host[0]), int(host[1])
-        if nans or infs:
-            kinds = " and ".join(kind for kind, n in (("NaN", nans), ("Inf", infs)) if n)
-            raise NonFiniteInputError(operand, nans + infs, kinds)
+        for i, operand in enumerate(operands):
+            nans, infs = int(host[2 * i]), int(host[2 * i + 1])
+            if nans or infs:
+                kinds = " and ".join(kind for kind, n in (("NaN", nans), ("Inf", infs)) if n)
+                raise NonFiniteInputError(operand, nans + infs, kinds)
 
     return check
 
