@@ -1,4 +1,5 @@
-"""Independent references used by several test modules (plain Python integers)."""
+"""Independent references used by several test modules: plain Python integers, and the
+staged accuracy decision that one-pass probes are checked against."""
 
 from __future__ import annotations
 
@@ -38,3 +39,38 @@ def round_f64(value: Fraction) -> float:
 
 def round_f32(value: Fraction) -> float:
     return round_fraction(value, 24, -126, 127)
+
+
+def staged_tiled_probe(engine, a, bt, *, budget_bits: int, r: int):
+    """The accuracy plan's tiled test as ``ozfft.scheme.gemm`` stages it on ``engine``
+    (statistics, 1-norm exponents, ``_Pairing.tiled``, ``_side_deficit``) for prepared
+    operands ``a``, ``bt`` (fast mode), a truncation budget ``2**-r`` and the shifts of the
+    CRT budget ``budget_bits``: ``(TiledProbe, kwargs)``, the kwargs those of
+    ``Engine.tiled_plan_probe`` that ask for the same test."""
+    from ozfft.engines.base import TiledProbe
+    from ozfft.ozaki import bounds
+    from ozfft.scheme import gemm as scheme
+
+    xp = engine.xp
+    planner = scheme._Planner(
+        engine, a, bt, precision="fp64", mode="fast", out_bits=53, exact_bits=(53, 53),
+        timer=scheme._no_timer,
+    )  # fmt: skip
+    ra, rb = planner.pairing.tiled()
+    sa, sb, _ = planner.stats
+    g = planner.pairing.g
+    deficits = []
+    for op, st, pair in ((planner.a, sa, ra), (planner.b, sb, rb)):
+        sigma = engine.fast_shift(st.max_exp, st.sumsq, budget_bits)
+        deficits.append(int(scheme._side_deficit(xp, op, sigma, op.zero, pair, g, r)))
+    maxima = tuple(int(v) for v in scheme._to_host(xp, planner._maxima_on_device()))
+    k = a.shape[-1]
+    kwargs = {
+        "budget_bits": budget_bits,
+        "lower_bound_bits": g,
+        "pairing_offset": bounds.pairing_offset(r, g),
+        "terms": 2 * k if xp.iscomplexobj(a) else k,
+        "never": scheme._NEVER,
+        "tile": scheme.TILE,
+    }
+    return TiledProbe(deficits[0], deficits[1], maxima), kwargs

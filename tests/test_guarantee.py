@@ -534,3 +534,61 @@ def test_one_signed_product_next_to_overflow_stays_finite(dtype, k, small_exp, p
     assert np.isfinite(got).all()
     u = Fraction(1, 2**p)
     assert abs(Fraction(float(got[0, 0])) - exact) <= k * u * exact
+
+
+# -- a one-pass probe of the tiled test ---------------------------------------------------
+
+
+class _ProbingEngine(NumpyEngine):
+    """The NumPy engine with a ``tiled_plan_probe`` assembled from the staged decision
+    (the scheme's use of a probe, checked where there is no GPU); it checks the probe's
+    arguments against those the staged test uses."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.probes: list = []
+
+    def tiled_plan_probe(self, a, bt, **kwargs):
+        from tests.helpers import staged_tiled_probe
+
+        r = kwargs["pairing_offset"] - 1 - 2 * kwargs["lower_bound_bits"]
+        probe, expected = staged_tiled_probe(self, a, bt, budget_bits=kwargs["budget_bits"], r=r)
+        assert kwargs == expected
+        self.probes.append(probe)
+        return lambda: probe
+
+
+@pytest.mark.parametrize(
+    "dtype, case",
+    [(d, c) for d in (np.float64, np.complex128) for c in ("proved", "wide", "near_overflow")]
+    + [(np.float32, "proved"), (np.float32, "wide")],  # float32 overflows at 2**128 itself
+)
+def test_a_one_pass_probe_gives_the_staged_plan_and_bits(dtype, case, rng):
+    """With a probe (the CUDA engine has one for k <= 64) ``guaranteed_matmul`` returns the
+    plan and the bits of the whole decision: the default count where the probe proves it
+    (rounded by truncation near the output's overflow), the whole decision otherwise."""
+    phi = 8.0 if case == "wide" else 0.5
+    compute = np.complex128 if np.dtype(dtype).kind == "c" else np.float64
+    a = phi_matrix(rng, (3, 20, 24), phi, compute)
+    b = phi_matrix(rng, (3, 24, 11), phi, compute)
+    if case == "near_overflow":
+        a, b = a * 2.0**510, b * 2.0**510
+    out_bits = 24 if dtype == np.float32 else 53
+    kw = {
+        "precision": _precision(dtype),
+        "mode": "fast",
+        "out_dtype": np.dtype(dtype),
+        "out_bits": out_bits,
+        "exact_bits": (53, 53),
+    }
+    with np.errstate(over="ignore", invalid="ignore"):
+        want, want_plan = scheme.guaranteed_matmul(ENGINE, a, b, **kw)
+        probing = _ProbingEngine()
+        got, plan = scheme.guaranteed_matmul(probing, a, b, **kw)
+    (probe,) = probing.probes
+    proved = probe.deficit_a <= 0 and probe.deficit_b <= 0
+    if out_bits == 53:  # (8 moduli for fp32 are proved or not by the sample's luck)
+        assert proved == (case != "wide")
+    assert scheme._near_overflow(probe.maxima, out_bits) == (case == "near_overflow")
+    assert plan == want_plan
+    np.testing.assert_array_equal(got, want)

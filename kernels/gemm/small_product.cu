@@ -20,6 +20,9 @@
 // chunk (cheaper than holding them).
 #include "common/ozaki_common.cuh"
 #include "gemm/output_format.cuh"
+#ifdef OZ_SP_SHIFTS
+#include "gemm/warp_row_stats.cuh"
+#endif
 
 #define OZ_SP_TILE 64                   // output rows and columns of a block
 #define OZ_SP_K 64                      // the longest k (two k-steps of 32)
@@ -123,65 +126,16 @@ __device__ __forceinline__ void oz_sp_fill(char* smem, int chunk, const double* 
 
 #ifdef OZ_SP_SHIFTS
 // The fast-mode shifts of R rows of `width` (<= 32 V) doubles for the CRT budget `budget`,
-// by one warp, into shift[0 .. R): the row statistics of gemm/scaling.cu (oz_row_stats_of:
-// the largest exponent, then the sum of squares relative to it, in the same integers) and
-// oz_fast_shift_of, as oz_row_rule applies it. All R V loads are issued before the first
-// use and both passes read the registers (a row at a time left the warp waiting on each
-// load twice). rows[r]: row r's first double (null past the end). NaN and Inf entries are
-// counted into nans, infs (this lane's share).
+// by one warp, into shift[0 .. R): the row statistics (gemm/warp_row_stats.cuh, the
+// integers of gemm/scaling.cu) and oz_fast_shift_of, as oz_row_rule applies it.
 template <int R, int V>
 __device__ __forceinline__ void oz_sp_row_shifts(const double* const (&rows)[R], int width,
                                                  int budget, int* shift, unsigned& nans,
                                                  unsigned& infs) {
-    constexpr oz_u64 abs_mask = 0x7fffffffffffffffULL, inf_bits = 0x7ff0000000000000ULL;
-    const int lane = threadIdx.x % 32;
-    oz_u64 mag[R][V];
-#pragma unroll
-    for (int r = 0; r < R; ++r)
-#pragma unroll
-        for (int v = 0; v < V; ++v) {
-            const int h = lane + 32 * v;
-            mag[r][v] = rows[r] != nullptr && h < width
-                            ? reinterpret_cast<const oz_u64*>(rows[r])[h] & abs_mask
-                            : 0ULL;
-        }
     int row_max[R];
-#pragma unroll
-    for (int r = 0; r < R; ++r) {
-        row_max[r] = OZ_ZERO_ROW_EXP;
-#pragma unroll
-        for (int v = 0; v < V; ++v) {
-            if (mag[r][v] >= inf_bits) {
-                nans += mag[r][v] != inf_bits;
-                infs += mag[r][v] == inf_bits;
-            } else if (mag[r][v] != 0) {
-                int e, c;
-                oz_frexp_bound(mag[r][v], e, c);
-                row_max[r] = e > row_max[r] ? e : row_max[r];
-            }
-        }
-    }
-#pragma unroll
-    for (int off = 16; off > 0; off >>= 1)
-#pragma unroll
-        for (int r = 0; r < R; ++r) {
-            const int other = __shfl_xor_sync(0xffffffffu, row_max[r], off);
-            row_max[r] = other > row_max[r] ? other : row_max[r];
-        }
     oz_i64 sumsq[R];
-#pragma unroll
-    for (int r = 0; r < R; ++r) {
-        sumsq[r] = 0;
-#pragma unroll
-        for (int v = 0; v < V; ++v)
-            if (mag[r][v] != 0 && mag[r][v] < inf_bits)
-                sumsq[r] += oz_sumsq_term(mag[r][v], row_max[r]);
-    }
-#pragma unroll
-    for (int off = 16; off > 0; off >>= 1)
-#pragma unroll
-        for (int r = 0; r < R; ++r) sumsq[r] += __shfl_xor_sync(0xffffffffu, sumsq[r], off);
-    if (lane == 0) {
+    oz_warp_row_stats<R, V>(rows, width, row_max, sumsq, nans, infs);
+    if (threadIdx.x % 32 == 0) {
 #pragma unroll
         for (int r = 0; r < R; ++r) shift[r] = (int)oz_fast_shift_of(row_max[r], sumsq[r], budget);
     }

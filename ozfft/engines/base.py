@@ -29,6 +29,7 @@ __all__ = [
     "Engine",
     "ResidueStack",
     "RowStats",
+    "TiledProbe",
     "auto_phase_a",
     "check_complex_method",
     "check_fp8_tensor_cores",
@@ -86,6 +87,22 @@ class RowStats:
         Inf (a deferred test waits for the statistics only, not for later work)."""
         if self.pending_check is not None:
             self.pending_check()
+
+
+@dataclass(frozen=True)
+class TiledProbe:
+    """What the accuracy plan's tiled test reads at one moduli count
+    (:meth:`Engine.tiled_plan_probe`), as host integers.
+
+    deficit_a, deficit_b: the largest deficit (bits missing) over the rows of A and of
+    ``Bt`` under the tiled pairing rule (0: every row passes).
+    maxima: ``max nb`` of A, ``max E`` of Bt, ``max nb`` of Bt, ``max E`` of A (the
+    output-overflow test of a single product).
+    """
+
+    deficit_a: int
+    deficit_b: int
+    maxima: tuple[int, int, int, int]
 
 
 @dataclass(frozen=True)
@@ -265,6 +282,33 @@ class Engine(abc.ABC):
         ``budget_bits`` (:meth:`row_stats`, :meth:`fast_shift`) formed in the same pass,
         non-finite entries raised as :class:`~ozfft.errors.NonFiniteInputError` (A before
         B), or None; the same bits as the staged stages. This engine has none."""
+        return None
+
+    def tiled_plan_probe(
+        self,
+        a: Any,
+        bt: Any,
+        *,
+        budget_bits: int,
+        lower_bound_bits: int,
+        pairing_offset: int,
+        terms: int,
+        never: int,
+        tile: int,
+    ) -> Callable[[], TiledProbe] | None:
+        """The accuracy plan's first test in one pass, where this engine has one for the
+        shape: the fast-mode statistics of both prepared operands, their 1-norm exponents
+        over ``terms`` products (:meth:`norm1_exponent_fast`), the shifts for the CRT
+        budget ``budget_bits`` (:meth:`fast_shift`), the lower-bound products of tiles of
+        ``tile`` rows from ``lower_bound_bits``-bit magnitudes of every inner index (their
+        minima over the tile's rows) and the deficits of the pairing rule with
+        ``pairing_offset`` (``never``: the deficit past any count), as
+        ``ozfft.scheme.gemm`` forms them from those stages, in the same integers.
+
+        Returns a function that waits for the pass and returns its :class:`TiledProbe`
+        (raising :class:`~ozfft.errors.NonFiniteInputError`, A before B, for NaN or Inf
+        entries), so that the caller may queue work meanwhile; None where the engine has
+        no such pass (the caller runs the stages). This engine has none."""
         return None
 
 

@@ -49,7 +49,7 @@ import numpy as np
 
 from .._logging import logger
 from ..engines.base import Engine, check_complex_method
-from ..errors import DeviceMemoryError
+from ..errors import DeviceMemoryError, NonFiniteInputError
 from ..ozaki.bounds import (
     MAX_PRODUCTS,
     default_moduli,
@@ -410,17 +410,6 @@ def emulated_matmul(
         moduli = budget = system
     a = engine.prepare_operand(a)
     bt = engine.prepare_operand(xp.swapaxes(b, -1, -2))
-    if mode == "fast":  # the whole product in one pass, where the engine has one
-        phase_a_moduli, _ = _phase_a_moduli(moduli, xp.iscomplexobj(a), complex_method)
-        out = engine.fused_fast_product(
-            a, bt, budget.budget_bits, phase_a_moduli, out_dtype, rounding=SINGLE_ROUNDING
-        )
-        if out is not None:
-            logger.debug("ozaki-II %s: %s @ %s fused, %d moduli", engine.name, a.shape, b.shape,
-                         phase_a_moduli.count)  # fmt: skip
-            return out
-    sa, sb, extra = _stats(engine, a, bt, mode, defer_check=True)
-    shift_a, shift_b = _shifts_for(engine, sa, sb, extra, budget.budget_bits, mode)
     logger.debug(
         "ozaki-II %s: %s @ %s, %d %s moduli (log2 P = %.1f), mode %s",
         engine.name,
@@ -431,6 +420,12 @@ def emulated_matmul(
         moduli.log2_product,
         mode,
     )
+    if mode == "fast":
+        return _fast_product(
+            engine, a, bt, moduli, budget.budget_bits, out_dtype, complex_method, SINGLE_ROUNDING
+        )
+    sa, sb, extra = _stats(engine, a, bt, mode, defer_check=True)
+    shift_a, shift_b = _shifts_for(engine, sa, sb, extra, budget.budget_bits, mode)
     return _product(
         engine,
         a,
@@ -442,6 +437,42 @@ def emulated_matmul(
         complex_method,
         checks=(sa, sb),
         rounding=SINGLE_ROUNDING,
+    )
+
+
+def _fast_product(
+    engine: Engine,
+    a: Any,
+    bt: Any,
+    moduli: ModuliSet | ResidueSystem,
+    budget_bits: int,
+    out_dtype: Any,
+    complex_method: str,
+    rounding: str,
+) -> Any:
+    """One exact product on ``moduli`` with the fast-mode shifts for the CRT budget
+    ``budget_bits``: in one pass where the engine has one
+    (:meth:`~ozfft.engines.base.Engine.fused_fast_product`), else statistics, shifts and
+    :func:`_product` (NaN/Inf raised once the residues are queued). The same bits."""
+    phase_a_moduli, _ = _phase_a_moduli(moduli, engine.xp.iscomplexobj(a), complex_method)
+    out = engine.fused_fast_product(
+        a, bt, budget_bits, phase_a_moduli, out_dtype, rounding=rounding
+    )
+    if out is not None:
+        return out
+    sa, sb, _ = _stats(engine, a, bt, "fast", defer_check=True)
+    shift_a, shift_b = _shifts_for(engine, sa, sb, None, budget_bits, "fast")
+    return _product(
+        engine,
+        a,
+        bt,
+        shift_a,
+        shift_b,
+        moduli,
+        out_dtype,
+        complex_method,
+        checks=(sa, sb),
+        rounding=rounding,
     )
 
 
@@ -707,6 +738,14 @@ def _side_deficit(xp, op: _Operand, sigma: Any, exact: Any, pair: Any | None, g:
     return d.max(axis=-1) if d.shape[-1] else xp.zeros(d.shape[:-1], xp.int64)
 
 
+def _near_overflow(maxima, out_bits: int) -> bool:
+    """:meth:`_Planner.near_overflow` from its four maxima ``max nb_a, max E_b, max nb_b,
+    max E_a``."""
+    nb_a, e_b, nb_b, e_a = maxima
+    limit = _OVERFLOW_EXP[out_bits] - 1
+    return nb_a + e_b > limit and nb_b + e_a > limit
+
+
 class _Planner:
     """The search of :func:`plan_matmul`; keeps what the chosen plan's products reuse."""
 
@@ -889,9 +928,7 @@ class _Planner:
             return False
         if self._maxima is None:
             self._maxima = [int(v) for v in _to_host(self.xp, self._maxima_on_device())]
-        nb_a, e_b, nb_b, e_a = self._maxima
-        limit = _OVERFLOW_EXP[self.out_bits] - 1
-        return nb_a + e_b > limit and nb_b + e_a > limit
+        return _near_overflow(self._maxima, self.out_bits)
 
     def release(self) -> None:
         """Drop what only the decision needed (the lower-bound magnitudes)."""
@@ -967,6 +1004,77 @@ def plan_matmul(
         ) from exc
 
 
+def _probed_single(
+    engine: Engine,
+    a: Any,
+    bt: Any,
+    *,
+    precision: str,
+    mode: str,
+    out_dtype: Any,
+    out_bits: int,
+    complex_method: str,
+    phase_a: str,
+    timer: Timer,
+) -> tuple[Any, MatmulPlan] | None:
+    """``(result, plan)`` of :func:`guaranteed_matmul` when the engine's one-pass probe
+    (:meth:`~ozfft.engines.base.Engine.tiled_plan_probe`) finds that the tiled pairing
+    test proves the default moduli count: the plan :func:`plan_matmul` returns then, from
+    the same integers, and the same bits. The product on the default count is queued
+    before the probe's answer is read (the answer for well-scaled data); it is run again
+    with truncated integers near the output's overflow (:meth:`_Planner.near_overflow`).
+    None where the engine has no probe for the shape (fast mode and INT8 only), where
+    ``k`` exceeds :data:`SUBSET`, or where the test does not prove the default count
+    (the caller runs the whole decision)."""
+    k = a.shape[-1]
+    if mode != "fast" or phase_a != "int8" or k > SUBSET:
+        return None
+    is_complex = bool(engine.xp.iscomplexobj(a))
+    terms = 2 * k if is_complex else k
+    r = truncation_budget(terms, precision, out_bits, 1)
+    if r is None:
+        return None
+    g = lower_bound_bits(terms)  # every inner index is in the lower-bound product
+    plan = MatmulPlan(
+        default_moduli(precision, mode),
+        reason="default moduli proved (tiled bound)",
+        phase_a=phase_a,
+        is_complex=is_complex,
+    )
+    budget = plan.system.budget_bits
+    with timer("guarantee"):
+        pending = engine.tiled_plan_probe(
+            a,
+            bt,
+            budget_bits=budget,
+            lower_bound_bits=g,
+            pairing_offset=pairing_offset(r, g),
+            terms=terms,
+            never=_NEVER,
+            tile=TILE,
+        )
+    if pending is None:
+        return None
+
+    def product(rounding: str) -> Any:
+        system = plan.system
+        return _fast_product(engine, a, bt, system, budget, out_dtype, complex_method, rounding)
+
+    try:
+        out = product(SINGLE_ROUNDING)
+    except NonFiniteInputError:
+        pending()  # the probe counted the same entries: its error, A first, is the answer
+        raise
+    probe = pending()
+    if probe.deficit_a > 0 or probe.deficit_b > 0:
+        return None
+    logger.debug("ozaki-II %s: %s @ %s, plan %s (%s, one-pass probe)", engine.name, a.shape,
+                 bt.shape, plan.describe(), plan.reason)  # fmt: skip
+    if _near_overflow(probe.maxima, out_bits):
+        out = product(SPLIT_ROUNDING)
+    return out, plan
+
+
 def guaranteed_matmul(
     engine: Engine,
     a: Any,
@@ -991,6 +1099,12 @@ def guaranteed_matmul(
     xp = engine.xp
     a = engine.prepare_operand(a)
     bt = engine.prepare_operand(xp.swapaxes(b, -1, -2))
+    probed = _probed_single(
+        engine, a, bt, precision=precision, mode=mode, out_dtype=out_dtype, out_bits=out_bits,
+        complex_method=complex_method, phase_a=phase_a, timer=timer,
+    )  # fmt: skip
+    if probed is not None:
+        return probed
     plan, planner = plan_matmul(
         engine,
         a,

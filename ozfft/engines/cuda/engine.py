@@ -36,6 +36,7 @@ from ..base import (
     Engine,
     ResidueStack,
     RowStats,
+    TiledProbe,
     check_fp8_tensor_cores,
     complex_products,
     compute_capability,
@@ -102,6 +103,22 @@ _SP_STATIC_SHARED = 512
 #: "Small products in one kernel": 4096^2 x 64 fused 1.3x faster, 16384^2 x 64 real and
 #: 8192^2 x 64 complex 1.2x and 1.4x slower)
 _SP_MAX_OUTPUTS = 1 << 25
+_PLAN_PROBE_CU = "gemm/plan_probe.cu"
+#: rows of A and of Bt per block of ``oz_probe_tiles_*`` (``OZ_PROBE_ROWS``), its threads
+#: (one per pair of its 16 x 16 tiles of ``OZ_PROBE_TILE`` rows), the only tile it takes,
+#: and the argument kinds of its two kernels (launch.py)
+_PROBE_ROWS = 64
+_PROBE_THREADS = 256
+_PROBE_TILE = 4
+_PROBE_TILES = ("ptr", "ptr") + ("i64",) * 5 + ("i32",) * 5 + ("ptr", "ptr")
+_PROBE_SIGNATURES = {
+    "oz_probe_start": ("ptr", "i64", "i64", "i64"),
+    "oz_probe_tiles_real": _PROBE_TILES,
+    "oz_probe_tiles_complex": _PROBE_TILES,
+    "oz_probe_deficits": ("ptr", "ptr", "i64", "i64", "i64", "i32"),
+}
+#: int64 results at the head of the probe's state (``OZ_PROBE_OUT``)
+_PROBE_OUT = 10
 _FP8_RESIDUES_CU = "gemm/fp8_residues.cu"
 _FP8_PHASE_A_CU = "gemm/fp8_phase_a.cu"
 #: threads of the FP8 Phase-A kernel (8 warps) and the grid-z limit its launches split at
@@ -174,6 +191,7 @@ class CudaEngine(Engine):
         self._small: dict[tuple, tuple[Any, int]] = {}
         self._int8_mma: dict[int, bool] = {}  # device id -> mma.sync on INT8 (sm_80 on)
         self._sp_shared: dict[tuple[int, int], int] = {}  # (device id, planes) -> bytes
+        self._probe: dict[tuple[int, str], Any] = {}  # (device id, kernel name) -> launcher
         self._one = np.array(1, dtype=np.int32)
         self._zero = np.array(0, dtype=np.int32)
 
@@ -848,6 +866,78 @@ class CudaEngine(Engine):
             self._small[key] = (launcher(kernel, _SP_SIGNATURE), smem)
         return self._small[key]
 
+    # -- the accuracy plan's tiled test ---------------------------------------------
+    def tiled_plan_probe(
+        self,
+        a: Any,
+        bt: Any,
+        *,
+        budget_bits: int,
+        lower_bound_bits: int,
+        pairing_offset: int,
+        terms: int,
+        never: int,
+        tile: int,
+    ) -> Callable[[], TiledProbe] | None:
+        """Three launches of ``gemm/plan_probe.cu`` and one asynchronous read for products
+        with ``k <= 64`` of prepared float64 / complex128 operands: ``oz_probe_start``
+        (the state), ``oz_probe_tiles_*`` (a block per 64 x 64 tile pair of an item:
+        statistics, tile minima of the magnitudes, the exact lower-bound products of its
+        16 x 16 tile pairs and their scaled minima, merged over the item with
+        ``atomicMin``), ``oz_probe_deficits`` (each row's deficit, the largest per
+        operand). Off with ``OZFFT_FUSED_SMALL=0``."""
+        cp = self._cp
+        is_complex = cp.iscomplexobj(a)
+        k = a.shape[-1]
+        operand = np.dtype(np.complex128 if is_complex else np.float64)
+        if (
+            not config.fused_small_products()
+            or tile != _PROBE_TILE
+            or not 0 < k <= SMALL_PRODUCT_K
+            or not (a.dtype == bt.dtype == operand)
+            or not (a.flags.c_contiguous and bt.flags.c_contiguous)
+        ):
+            return None
+        *batch_shape, m, _ = a.shape
+        n = bt.shape[-2]
+        batch = math.prod(batch_shape)
+        if batch * m * n == 0 or -(-m // _PROBE_ROWS) > _GRID_Z:
+            return None
+        minima = batch * (-(-m // tile) + -(-n // tile))
+        state = cp.empty(_PROBE_OUT + minima, cp.int64)
+        q = cp.empty(batch * (m + n), cp.int32)
+        start = self._probe_kernel("oz_probe_start")
+        start(_grid(_PROBE_OUT + minima), (_THREADS,), (state, batch, m, n))
+        tiles = self._probe_kernel(f"oz_probe_tiles_{'complex' if is_complex else 'real'}")
+        terms_bits = max(int(terms) - 1, 0).bit_length()  # as norm1_exponent_fast
+        rules = (lower_bound_bits, budget_bits, terms_bits, pairing_offset, never)
+        grid = (-(-n // _PROBE_ROWS), -(-m // _PROBE_ROWS))
+        for b0 in range(0, batch, _GRID_Z):
+            items = min(_GRID_Z, batch - b0)
+            args = (a, bt, batch, b0, m, n, k, *rules, state, q)
+            tiles((*grid, items), (_PROBE_THREADS,), args)
+        rows = batch * (m + n)
+        blocks = max(1, min(-(-rows // _THREADS), 4 * self._sm_count))
+        deficits = self._probe_kernel("oz_probe_deficits")
+        deficits((blocks,), (_THREADS,), (state, q, batch, m, n, never))
+        read = _read_async(cp, state, _PROBE_OUT)
+
+        def result() -> TiledProbe:
+            host = read()
+            for i, name in enumerate(("a", "b")):
+                _raise_non_finite(name, int(host[6 + 2 * i]), int(host[7 + 2 * i]))
+            return TiledProbe(int(host[0]), int(host[1]), tuple(int(v) for v in host[2:6]))
+
+        return result
+
+    def _probe_kernel(self, name: str) -> Any:
+        key = (self._cp.cuda.Device().id, name)
+        if key not in self._probe:
+            kernel = get_function(_PLAN_PROBE_CU, name, scaling_macros())
+            self._probe[key] = launcher(kernel, _PROBE_SIGNATURES[name])
+
+        return self._probe[key]
+
     # -- the FP8 Phase A -------------------------------------------------------------
     def _require_fp8_tensor_cores(self) -> None:
         """An FP8 residue system needs e4m3 tensor cores (``mma.sync`` e4m3: sm_89 on)."""
@@ -1138,25 +1228,42 @@ def _stats_launch(rows: int, width: int, sm_count: int) -> tuple[str, int, int]:
 
 def _counts_check(cp: Any, counts: Any, *operands: str) -> Callable[[], None]:
     """The NaN/Inf test of a kernel's counts, two per operand (NaN, Inf; in the order of
-    ``operands``): one asynchronous copy into page-locked memory and an event behind it,
-    so the caller waits for that kernel only, not for work queued after it. The check
-    raises for the first operand with a non-finite entry."""
-    import cupyx
-
-    host = cupyx.empty_pinned((2 * len(operands),), np.uint64)
-    stream = cp.cuda.get_current_stream()
-    cp.cuda.runtime.memcpyAsync(host.ctypes.data, counts.data.ptr, host.nbytes, _D2H, stream.ptr)
-    done = stream.record()
+    ``operands``), read by :func:`_read_async` (the caller waits for that kernel only, not
+    for work queued after it). The check raises for the first operand with a non-finite
+    entry."""
+    read = _read_async(cp, counts, 2 * len(operands))
 
     def check() -> None:
-        done.synchronize()
+        host = read()
         for i, operand in enumerate(operands):
-            nans, infs = int(host[2 * i]), int(host[2 * i + 1])
-            if nans or infs:
-                kinds = " and ".join(kind for kind, n in (("NaN", nans), ("Inf", infs)) if n)
-                raise NonFiniteInputError(operand, nans + infs, kinds)
+            _raise_non_finite(operand, int(host[2 * i]), int(host[2 * i + 1]))
 
     return check
+
+
+def _read_async(cp: Any, values: Any, count: int) -> Callable[[], np.ndarray]:
+    """The first ``count`` values of a device array, copied asynchronously into page-locked
+    memory with an event behind the copy: the returned function waits for that event (the
+    kernels queued before it), not for work queued since, and returns the host values."""
+    import cupyx
+
+    host = cupyx.empty_pinned((count,), values.dtype)
+    stream = cp.cuda.get_current_stream()
+    cp.cuda.runtime.memcpyAsync(host.ctypes.data, values.data.ptr, host.nbytes, _D2H, stream.ptr)
+    done = stream.record()
+
+    def read() -> np.ndarray:
+        done.synchronize()
+        return host
+
+    return read
+
+
+def _raise_non_finite(operand: str, nans: int, infs: int) -> None:
+    """:class:`NonFiniteInputError` for ``operand`` if it has NaN or Inf entries."""
+    if nans or infs:
+        kinds = " and ".join(kind for kind, n in (("NaN", nans), ("Inf", infs)) if n)
+        raise NonFiniteInputError(operand, nans + infs, kinds)
 
 
 def _block_phase_b(reconstruct, cplanes, ldc, products, is_complex, sa, sb, out, b, j0, nb):

@@ -1,0 +1,168 @@
+"""The accuracy plan's one-pass probe (``kernels/gemm/plan_probe.cu``, k <= 64): the
+deficits and maxima the staged decision forms on the NumPy engine, for every shape edge
+and for data that make them vary; and ``ozfft.matmul`` with it: the NumPy engine's plans
+and bits (needs a GPU)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import ozfft
+from ozfft.linalg import matmul_plan
+from ozfft.ozaki import bounds
+from ozfft.ozaki.moduli import moduli_set
+from ozfft.reference import phi_matrix
+from tests.helpers import staged_tiled_probe
+
+pytestmark = pytest.mark.gpu
+cp = pytest.importorskip("cupy")
+
+#: (batch, m, k, n): one tile, partial tiles of 4 and of 64 rows, several blocks each way
+SHAPES = [(1, 1, 1, 1), (3, 5, 7, 6), (2, 64, 64, 64), (1, 130, 33, 70), (4, 65, 64, 129)]
+
+
+def _engines():
+    from ozfft.engines.select import cuda_engine, numpy_engine
+
+    return numpy_engine(), cuda_engine()
+
+
+def _data(rng, kind: str, shape, dtype) -> np.ndarray:
+    """Operand rows whose deficits differ: phi-matrices, wide exponent ranges, zero rows
+    and entries, rows with one huge entry (the others' magnitudes floor to 0), subnormals."""
+    if kind == "phi":
+        return phi_matrix(rng, shape, 0.5, dtype)
+    x = phi_matrix(rng, shape, 16.0 if kind == "wide" else 1.0, dtype)
+    if kind == "mixed":
+        rows = x.reshape(-1, shape[-1])
+        rows[::3] = 0.0
+        rows[1::4, ::2] = 0.0
+        rows[2::5, 0] *= 2.0**200
+        rows[3::7] *= 2.0**-1060  # subnormal rows
+    return x
+
+
+@pytest.mark.parametrize("shape", SHAPES)
+@pytest.mark.parametrize("dtype", [np.float64, np.complex128])
+@pytest.mark.parametrize("kind", ["phi", "wide", "mixed"])
+def test_probe_is_the_staged_tiled_test(shape, dtype, kind, rng):
+    """Deficits at several truncation budgets and CRT budgets, and the four maxima: the
+    whole stack and each of its first items alone."""
+    numpy_engine, cuda_engine = _engines()
+    batch, m, k, n = shape
+    a = numpy_engine.prepare_operand(_data(rng, kind, (batch, m, k), dtype))
+    bt = numpy_engine.prepare_operand(_data(rng, kind, (batch, n, k), dtype))
+    # the budget of the default call (none where k u is below float64's rounding: 56)
+    r0 = bounds.truncation_budget(k * (2 if a.dtype.kind == "c" else 1), "fp64", 53, 1) or 56
+    for items in (slice(None), slice(0, 1), slice(1, 2)):
+        xa, xb = a[items], bt[items]
+        if xa.shape[0] == 0:
+            continue
+        for r, count in ((r0, 16), (r0 + 40, 14), (r0 - 30, 20), (r0 + 90, 8)):
+            want, kwargs = staged_tiled_probe(
+                numpy_engine, xa, xb, budget_bits=moduli_set(count).budget_bits, r=r
+            )
+            got = cuda_engine.tiled_plan_probe(cp.asarray(xa), cp.asarray(xb), **kwargs)()
+            assert got == want, (items, r, count)
+
+
+def _probes(monkeypatch):
+    """The CUDA engine's probe results of the calls that follow."""
+    from ozfft.engines.cuda.engine import CudaEngine
+
+    seen = []
+    probe = CudaEngine.tiled_plan_probe
+
+    def spy(self, *args, **kwargs):
+        pending = probe(self, *args, **kwargs)
+        if pending is None:
+            seen.append(None)
+            return None
+
+        def result():
+            seen.append(pending())
+            return seen[-1]
+
+        return result
+
+    monkeypatch.setattr(CudaEngine, "tiled_plan_probe", spy)
+    return seen
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.complex64, np.complex128])
+@pytest.mark.parametrize("shape", [(5, 64, 64, 64), (3, 37, 50, 29), (1, 130, 64, 70)])
+def test_default_calls_with_the_probe_are_the_numpy_engines(dtype, shape, rng, monkeypatch):
+    batch, m, k, n = shape
+    probes = _probes(monkeypatch)
+    for phi in (0.5, 8.0):  # the probe proves the default count; it does not
+        a = phi_matrix(rng, (batch, m, k), phi, dtype)
+        b = phi_matrix(rng, (batch, k, n), phi, dtype)
+        probes.clear()
+        got = cp.asnumpy(ozfft.matmul(cp.asarray(a), cp.asarray(b)))
+        assert len(probes) == 1 and probes[0] is not None
+        np.testing.assert_array_equal(got, ozfft.matmul(a, b))
+        plan = matmul_plan(a, b)
+        proved = probes[0].deficit_a <= 0 and probes[0].deficit_b <= 0
+        assert (plan.reason == "default moduli proved (tiled bound)") == proved
+        if phi == 0.5 and np.dtype(dtype) in (np.float64, np.complex128):
+            assert proved
+
+
+def test_near_overflow_truncates_as_the_numpy_engine(rng, monkeypatch):
+    probes = _probes(monkeypatch)
+    a = phi_matrix(rng, (4, 20, 24), 0.5, np.float64) * 2.0**510
+    b = phi_matrix(rng, (4, 24, 11), 0.5, np.float64) * 2.0**510
+    with np.errstate(over="ignore", invalid="ignore"):
+        want = ozfft.matmul(a, b)
+    got = cp.asnumpy(ozfft.matmul(cp.asarray(a), cp.asarray(b)))
+    (probe,) = probes
+    nb_a, e_b, nb_b, e_a = probe.maxima
+    assert nb_a + e_b > 1023 and nb_b + e_a > 1023 and probe.deficit_a <= 0
+    np.testing.assert_array_equal(got, want)
+
+
+def test_probe_counts_non_finite_entries_once(rng, monkeypatch):
+    """NaN and Inf entries (counted by the blocks of the first column / row tile, over
+    several tiles and items) are refused with the staged path's message: the operand (A
+    first) and the count; the probe raised it."""
+    from ozfft.engines.cuda.engine import CudaEngine
+
+    raised = []
+    probe = CudaEngine.tiled_plan_probe
+
+    def spy(self, *args, **kwargs):
+        pending = probe(self, *args, **kwargs)
+
+        def result():
+            try:
+                return pending()
+            except ozfft.NonFiniteInputError:
+                raised.append(True)
+                raise
+
+        return result
+
+    monkeypatch.setattr(CudaEngine, "tiled_plan_probe", spy)
+    a = phi_matrix(rng, (3, 70, 8), 0.5, np.complex128)
+    b = phi_matrix(rng, (3, 8, 130), 0.5, np.complex128)
+    a[1, 2, 3] = np.nan
+    a[2, 69, 0] = np.inf + 1j
+    b[0, 0, 129] = complex(np.nan, np.inf)
+    for x, y, operand, count in ((a, b, "a", 2), (np.nan_to_num(a), b, "b", 2)):
+        with pytest.raises(ozfft.NonFiniteInputError) as info:
+            ozfft.matmul(cp.asarray(x), cp.asarray(y))
+        assert (info.value.operand, info.value.count) == (operand, count)
+    assert raised == [True, True]
+
+
+def test_probe_off_with_the_fused_small_switch(rng, monkeypatch):
+    probes = _probes(monkeypatch)
+    a = phi_matrix(rng, (6, 33, 40), 0.5, np.complex128)
+    b = phi_matrix(rng, (6, 40, 17), 0.5, np.complex128)
+    da, db = cp.asarray(a), cp.asarray(b)
+    with_probe = cp.asnumpy(ozfft.matmul(da, db))
+    monkeypatch.setenv("OZFFT_FUSED_SMALL", "0")
+    staged = cp.asnumpy(ozfft.matmul(da, db))
+    assert probes[0] is not None and probes[1] is None
+    np.testing.assert_array_equal(with_probe, staged)
