@@ -62,8 +62,15 @@ def test_shipped_include_closures():
     assert include_closure("gemm/residues.cu") == (common, "gemm/residues.cu")
     for source in ("gemm/scaling.cu", "gemm/guarantee.cu"):
         assert include_closure(source) == ("common/block_reduce.cuh", common, source)
-    for source in ("gemm/phase_b.cu", "gemm/small_product.cu"):
-        assert include_closure(source) == (common, "gemm/output_format.cuh", source)
+    assert include_closure("gemm/phase_b.cu") == (
+        common,
+        "gemm/output_format.cuh",
+        "gemm/phase_b.cu",
+    )
+    rows = "gemm/warp_row_stats.cuh"
+    small = "gemm/small_product.cu"
+    assert include_closure(small) == (common, "gemm/output_format.cuh", small, rows)
+    assert include_closure("gemm/plan_probe.cu") == (common, "gemm/plan_probe.cu", rows)
     assert include_closure("probes/ceilings.cu") == ("probes/ceilings.cu",)
 
 
