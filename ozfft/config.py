@@ -17,8 +17,10 @@
                        and where a GPU's dense INT8 rate is at least its FP8 rate,
                        FP8 where INT8 is cut; ``ozfft.engines.select.resolve_phase_a``)
 ``OZFFT_FUSED_SMALL``  ``0`` turns off the CUDA engine's fused small-product kernel
-                       (k <= 64: residues, Phase A and Phase B in one launch) and
-                       stages those products like any other (default ``1``; same bits)
+                       (k <= 64: residues, Phase A and Phase B in one launch) and its
+                       one-pass test of the accuracy plan (``tiled_plan_probe``), and
+                       stages those products and that test like any other (default
+                       ``1``; same plans, same bits)
 =====================  ==============================================================
 """
 
