@@ -424,8 +424,27 @@ def emulated_matmul(
         return _fast_product(
             engine, a, bt, moduli, budget.budget_bits, out_dtype, complex_method, SINGLE_ROUNDING
         )
+    return _staged_product(
+        engine, a, bt, moduli, budget.budget_bits, mode, out_dtype, complex_method, SINGLE_ROUNDING
+    )
+
+
+def _staged_product(
+    engine: Engine,
+    a: Any,
+    bt: Any,
+    moduli: ModuliSet | ResidueSystem,
+    budget_bits: int,
+    mode: str,
+    out_dtype: Any,
+    complex_method: str,
+    rounding: str,
+) -> Any:
+    """One exact product on ``moduli`` with the shifts of ``mode`` for the CRT budget
+    ``budget_bits``: statistics, shifts and :func:`_product` (NaN/Inf raised once the
+    residues are queued)."""
     sa, sb, extra = _stats(engine, a, bt, mode, defer_check=True)
-    shift_a, shift_b = _shifts_for(engine, sa, sb, extra, budget.budget_bits, mode)
+    shift_a, shift_b = _shifts_for(engine, sa, sb, extra, budget_bits, mode)
     return _product(
         engine,
         a,
@@ -436,7 +455,7 @@ def emulated_matmul(
         out_dtype,
         complex_method,
         checks=(sa, sb),
-        rounding=SINGLE_ROUNDING,
+        rounding=rounding,
     )
 
 
@@ -452,27 +471,16 @@ def _fast_product(
 ) -> Any:
     """One exact product on ``moduli`` with the fast-mode shifts for the CRT budget
     ``budget_bits``: in one pass where the engine has one
-    (:meth:`~ozfft.engines.base.Engine.fused_fast_product`), else statistics, shifts and
-    :func:`_product` (NaN/Inf raised once the residues are queued). The same bits."""
+    (:meth:`~ozfft.engines.base.Engine.fused_fast_product`), else staged
+    (:func:`_staged_product`). The same bits."""
     phase_a_moduli, _ = _phase_a_moduli(moduli, engine.xp.iscomplexobj(a), complex_method)
     out = engine.fused_fast_product(
         a, bt, budget_bits, phase_a_moduli, out_dtype, rounding=rounding
     )
     if out is not None:
         return out
-    sa, sb, _ = _stats(engine, a, bt, "fast", defer_check=True)
-    shift_a, shift_b = _shifts_for(engine, sa, sb, None, budget_bits, "fast")
-    return _product(
-        engine,
-        a,
-        bt,
-        shift_a,
-        shift_b,
-        moduli,
-        out_dtype,
-        complex_method,
-        checks=(sa, sb),
-        rounding=rounding,
+    return _staged_product(
+        engine, a, bt, moduli, budget_bits, "fast", out_dtype, complex_method, rounding
     )
 
 

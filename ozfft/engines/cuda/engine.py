@@ -766,15 +766,10 @@ class CudaEngine(Engine):
         cp = self._cp
         is_complex = cp.iscomplexobj(a)
         k = a.shape[-1]
-        operand = np.dtype(np.complex128 if is_complex else np.float64)
         if (
-            not config.fused_small_products()
+            not _small_operands(a, bt)
             or moduli.phase_a != "int8"
             or (is_complex and not moduli.gaussian)
-            or not 0 < k <= SMALL_PRODUCT_K
-            # the kernel reads prepared operands: C-contiguous rows of float64 / complex128
-            or not (a.dtype == bt.dtype == operand)
-            or not (a.flags.c_contiguous and bt.flags.c_contiguous)
             or not self._has_int8_mma()
         ):
             return None
@@ -889,14 +884,7 @@ class CudaEngine(Engine):
         cp = self._cp
         is_complex = cp.iscomplexobj(a)
         k = a.shape[-1]
-        operand = np.dtype(np.complex128 if is_complex else np.float64)
-        if (
-            not config.fused_small_products()
-            or tile != _PROBE_TILE
-            or not 0 < k <= SMALL_PRODUCT_K
-            or not (a.dtype == bt.dtype == operand)
-            or not (a.flags.c_contiguous and bt.flags.c_contiguous)
-        ):
+        if not _small_operands(a, bt) or tile != _PROBE_TILE:
             return None
         *batch_shape, m, _ = a.shape
         n = bt.shape[-2]
@@ -1224,6 +1212,20 @@ def _stats_launch(rows: int, width: int, sm_count: int) -> tuple[str, int, int]:
         return "oz_row_stats_cached", threads, max(1, min(rows, sm_count))
     per_sm = max(2, 2048 // threads)
     return "oz_row_stats", threads, max(1, min(rows, per_sm * sm_count))
+
+
+def _small_operands(a: Any, bt: Any) -> bool:
+    """Whether the small-product kernels may read these prepared operands: switched on
+    (``OZFFT_FUSED_SMALL``), ``0 < k <= SMALL_PRODUCT_K``, C-contiguous rows of float64 or
+    complex128 in both."""
+    operand = np.dtype(np.complex128 if a.dtype.kind == "c" else np.float64)
+    return (
+        config.fused_small_products()
+        and 0 < a.shape[-1] <= SMALL_PRODUCT_K
+        and a.dtype == bt.dtype == operand
+        and a.flags.c_contiguous
+        and bt.flags.c_contiguous
+    )
 
 
 def _counts_check(cp: Any, counts: Any, *operands: str) -> Callable[[], None]:
