@@ -45,8 +45,9 @@ def staged_tiled_probe(engine, a, bt, *, budget_bits: int, r: int):
     """The accuracy plan's tiled test as ``ozfft.scheme.gemm`` stages it on ``engine``
     (statistics, 1-norm exponents, ``_Pairing.tiled``, ``_side_deficit``) for prepared
     operands ``a``, ``bt`` (fast mode), a truncation budget ``2**-r`` and the shifts of the
-    CRT budget ``budget_bits``: ``(TiledProbe, kwargs)``, the kwargs those of
-    ``Engine.tiled_plan_probe`` that ask for the same test."""
+    CRT budget ``budget_bits``: ``(TiledProbe, kwargs, index)``, the kwargs those of
+    ``Engine.tiled_plan_probe`` that ask for the same test, ``index`` the inner indices of
+    its lower-bound products (None: all of k)."""
     from ozfft.engines.base import TiledProbe
     from ozfft.ozaki import bounds
     from ozfft.scheme import gemm as scheme
@@ -73,4 +74,5 @@ def staged_tiled_probe(engine, a, bt, *, budget_bits: int, r: int):
         "never": scheme._NEVER,
         "tile": scheme.TILE,
     }
-    return TiledProbe(deficits[0], deficits[1], maxima), kwargs
+    index = scheme._subset(xp, a, bt, k)
+    return TiledProbe(deficits[0], deficits[1], maxima), kwargs, index

@@ -20,6 +20,8 @@ cp = pytest.importorskip("cupy")
 
 #: (batch, m, k, n): one tile, partial tiles of 4 and of 64 rows, several blocks each way
 SHAPES = [(1, 1, 1, 1), (3, 5, 7, 6), (2, 64, 64, 64), (1, 130, 33, 70), (4, 65, 64, 129)]
+#: k past the kernel's own statistics: all of k (<= 128), and a 128-index subset
+GIVEN_SHAPES = [(2, 37, 100, 45), (1, 70, 300, 66), (3, 9, 2049, 5)]
 
 
 def _engines():
@@ -43,12 +45,14 @@ def _data(rng, kind: str, shape, dtype) -> np.ndarray:
     return x
 
 
-@pytest.mark.parametrize("shape", SHAPES)
+@pytest.mark.parametrize("shape", SHAPES + GIVEN_SHAPES)
 @pytest.mark.parametrize("dtype", [np.float64, np.complex128])
 @pytest.mark.parametrize("kind", ["phi", "wide", "mixed"])
 def test_probe_is_the_staged_tiled_test(shape, dtype, kind, rng):
     """Deficits at several truncation budgets and CRT budgets, and the four maxima: the
-    whole stack and each of its first items alone."""
+    whole stack and each of its first items alone; for k <= 64 with the statistics formed
+    in the kernel and given (``row_stats``), beyond with them given and the inner-index
+    subset of the staged test."""
     numpy_engine, cuda_engine = _engines()
     batch, m, k, n = shape
     a = numpy_engine.prepare_operand(_data(rng, kind, (batch, m, k), dtype))
@@ -59,12 +63,21 @@ def test_probe_is_the_staged_tiled_test(shape, dtype, kind, rng):
         xa, xb = a[items], bt[items]
         if xa.shape[0] == 0:
             continue
+        da, db = cp.asarray(xa), cp.asarray(xb)
+        stats = tuple(
+            cuda_engine.row_stats(x, name, need_sumsq=True) for x, name in ((da, "a"), (db, "b"))
+        )
         for r, count in ((r0, 16), (r0 + 40, 14), (r0 - 30, 20), (r0 + 90, 8)):
-            want, kwargs = staged_tiled_probe(
+            want, kwargs, index = staged_tiled_probe(
                 numpy_engine, xa, xb, budget_bits=moduli_set(count).budget_bits, r=r
             )
-            got = cuda_engine.tiled_plan_probe(cp.asarray(xa), cp.asarray(xb), **kwargs)()
-            assert got == want, (items, r, count)
+            index = None if index is None else cp.asarray(index)
+            got = cuda_engine.tiled_plan_probe(da, db, **kwargs, stats=stats, index=index)()
+            assert got == want, (items, r, count, "given")
+            small = cuda_engine.tiled_plan_probe(da, db, **kwargs)
+            assert (small is None) == (k > 64)
+            if small is not None:
+                assert small() == want, (items, r, count)
 
 
 def _probes(monkeypatch):
@@ -91,7 +104,10 @@ def _probes(monkeypatch):
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64, np.complex64, np.complex128])
-@pytest.mark.parametrize("shape", [(5, 64, 64, 64), (3, 37, 50, 29), (1, 130, 64, 70)])
+@pytest.mark.parametrize(
+    "shape",
+    [(5, 64, 64, 64), (3, 37, 50, 29), (1, 130, 64, 70), (2, 70, 300, 33), (1, 96, 1000, 80)],
+)
 def test_default_calls_with_the_probe_are_the_numpy_engines(dtype, shape, rng, monkeypatch):
     batch, m, k, n = shape
     probes = _probes(monkeypatch)

@@ -552,7 +552,7 @@ class _ProbingEngine(NumpyEngine):
         from tests.helpers import staged_tiled_probe
 
         r = kwargs["pairing_offset"] - 1 - 2 * kwargs["lower_bound_bits"]
-        probe, expected = staged_tiled_probe(self, a, bt, budget_bits=kwargs["budget_bits"], r=r)
+        probe, expected, _ = staged_tiled_probe(self, a, bt, budget_bits=kwargs["budget_bits"], r=r)
         assert kwargs == expected
         self.probes.append(probe)
         return lambda: probe

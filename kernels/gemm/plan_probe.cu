@@ -1,38 +1,42 @@
-// The accuracy plan's first test for products with k <= OZ_PROBE_K (ozfft/scheme/gemm.py,
-// _Pairing.tiled and _Planner._single_deficits at the default moduli count; docs/numerics.md,
-// "The accuracy guarantee of matmul") in two launches, where the general path takes ~100
-// small ones. The same integers as that path, so the same plan:
+// The accuracy plan's first test (ozfft/scheme/gemm.py, _Pairing.tiled and
+// _Planner._single_deficits at the default moduli count; docs/numerics.md, "The accuracy
+// guarantee of matmul") in four launches, where the staged decision takes ~100 small ones.
+// The same integers as that path, so the same plan:
 //
-//   oz_probe_tiles_*, one block per 64 x 64 tile pair of one item (grid x: column tiles,
-//   y: row tiles, z: items). Each block computes the fast-mode statistics of its 64 A rows
-//   and 64 Bt rows (gemm/warp_row_stats.cuh), nb (oz_norm1_exponent_of) and, per tile of
-//   OZ_PROBE_TILE rows, the minima of the g-bit magnitudes floor(2**(g - E)|x|) (zero rows
-//   and rows past the end: 2**g) and the maxima of d = nb - E (zero rows: -never). Each
-//   pair of tiles (I of A, J of Bt) gives the exact lower-bound product G_IJ (real: Ma Mb^T;
-//   complex: the smaller of its Re- and Im-forms; exact, since terms 2**(2g) <= 2**53), and
-//   rmin[I] = min_J G_IJ 2**-clip(dB_J), cmin[J] = min_I G_IJ 2**-clip(dA_I) over the item
-//   are merged with atomicMin on the bits (non-negative doubles order like their bits). The
-//   blocks of the first column (row) tile also write each A (Bt) row's
-//   q_off = offset - (sigma + E) (sigma: the fast-mode shift for `budget`; zero rows
-//   OZ_PROBE_EXACT), the maxima of nb and E, and the NaN and Inf counts.
-//
-//   oz_probe_deficits, over every row of A and Bt: the row's deficit
-//   max(q_off + R, 0), R = -floor_log2(rmin of its tile) (0 for zero rows), reduced to the
-//   largest per operand.
+//   oz_probe_start: the state (below).
+//   oz_probe_rows_*, a block per 64 rows of one operand of one item (grid x: row blocks,
+//   y: items, z: A or Bt): the rows' fast-mode statistics (computed here for k <= OZ_PROBE_K,
+//   gemm/warp_row_stats.cuh, with the NaN and Inf counts; or given, from gemm/scaling.cu),
+//   nb (oz_norm1_exponent_of), q_off = offset - (sigma + E) (sigma: the fast-mode shift for
+//   `budget`; zero rows OZ_PROBE_EXACT), the maxima of nb and E; per tile of OZ_PROBE_TILE
+//   rows the minima of the g-bit magnitudes floor(2**(g - E)|x|) of the `size` inner indices
+//   (all of k, or `index`; zero rows and rows past the end: 2**g) and the power of two
+//   2**-clip(max d) of d = nb - E (zero rows: -never). Each row is read by one block.
+//   oz_probe_pairs_*, a block per 64 x 64 tile pair of one item (grid x: column tiles, y:
+//   row tiles, z: items): each pair of tiles (I of A, J of Bt) gives the exact lower-bound
+//   product G_IJ (real: Ma Mb^T; complex: the smaller of its Re- and Im-forms; exact, since
+//   terms 2**(2g) <= 2**53: uint64 sums of 32 x 32-bit products), and rmin[I] = min_J G_IJ
+//   2**-clip(dB_J), cmin[J] = min_I G_IJ 2**-clip(dA_I) over the item are merged with
+//   atomicMin on the bits (non-negative doubles order like their bits).
+//   oz_probe_deficits, over every row of A and Bt: the row's deficit max(q_off + R, 0),
+//   R = -floor_log2(rmin of its tile) (0 for zero rows), reduced to the largest per operand.
 //
 // state (int64), set by oz_probe_start: out[0] A's deficit, [1] Bt's, [2] max nb of A, [3]
 // max E of Bt, [4] max nb of Bt, [5] max E of A, [6..9] NaN and Inf counts of A, then of Bt
 // (OZ_PROBE_OUT values), then rmin (items x ceil(m / 4)) and cmin (items x ceil(n / 4)), the
 // bits of doubles. q (int32): q_off of A's rows (items x m), then of Bt's (items x n).
+// tiles (uint32): the tile minima, items x ceil(m / 4) x width for A, then Bt's; scale
+// (double): the tiles' powers of two, A's then Bt's.
 #include "common/ozaki_common.cuh"
 #include "gemm/warp_row_stats.cuh"
 
-#define OZ_PROBE_ROWS 64                  // rows of A and of Bt per block
-#define OZ_PROBE_K 64                     // the longest k
+#define OZ_PROBE_ROWS 64                  // rows per block (of each operand)
+#define OZ_PROBE_K 64                     // the longest k whose statistics are formed here
 #define OZ_PROBE_TILE 4                   // rows per tile (ozfft/scheme/gemm.py, TILE)
 #define OZ_PROBE_TILES (OZ_PROBE_ROWS / OZ_PROBE_TILE)
 #define OZ_PROBE_THREADS 256              // OZ_PROBE_TILES**2: a thread per pair of tiles
-#define OZ_PROBE_STRIDE (2 * OZ_PROBE_K + 1)  // doubles per row of tile minima (odd: no bank conflicts)
+#define OZ_PROBE_SUBSET 128               // the most inner indices (ozfft/scheme/gemm.py, SUBSET)
+#define OZ_PROBE_STRIDE (2 * OZ_PROBE_SUBSET + 1)  // words per row of tile minima (odd: no bank conflicts)
 #define OZ_PROBE_EXACT (-2147483647 - 1)  // q_off of a zero row: it needs nothing
 #define OZ_PROBE_CLIP 960                 // scaling exponents are clipped to +-960 (no overflow)
 #define OZ_PROBE_OUT 10                   // results at the head of the state
@@ -54,62 +58,68 @@ __device__ __forceinline__ void oz_atomic_max_i64(oz_i64* address, oz_i64 v) {
     atomicMax(reinterpret_cast<long long*>(address), (long long)v);
 }
 
-template <int planes>
-__device__ __forceinline__ void oz_probe_tiles_body(
+// a, bt: the whole stacks; blocks y from item item0 (launches of at most 65535 items).
+// Given statistics: exp (int32) and sumsq (int64) of A's rows (items x m), then of Bt's.
+template <int planes, bool given>
+__device__ __forceinline__ void oz_probe_rows_body(
     const double* __restrict__ a, const double* __restrict__ bt, long long items,
-    long long item0, long long m, long long n, long long k, int g, int budget, int terms_bits,
-    int offset, int never, oz_i64* __restrict__ state, int* __restrict__ q) {
-    __shared__ int row_exp[2 * OZ_PROBE_ROWS], row_nb[2 * OZ_PROBE_ROWS];
-    __shared__ double minima[2][OZ_PROBE_TILES][OZ_PROBE_STRIDE];
-    __shared__ double scale[2][OZ_PROBE_TILES];
-    __shared__ double col_part[OZ_PROBE_TILES][OZ_PROBE_TILES];
-    __shared__ int block_max[4];  // nb of A, E of Bt, nb of Bt, E of A
-    __shared__ unsigned block_counts[4];
-    const long long item = item0 + blockIdx.z;
-    const int width = (int)(k * planes);
-    a += item * m * width;
-    bt += item * n * width;
+    long long item0, long long m, long long n, long long k, long long size,
+    const long long* __restrict__ index, const int* __restrict__ exp_a,
+    const oz_i64* __restrict__ sumsq_a, const int* __restrict__ exp_b,
+    const oz_i64* __restrict__ sumsq_b, int g, int budget, int terms_bits, int offset,
+    int never, oz_i64* __restrict__ state, int* __restrict__ q, oz_u32* __restrict__ tiles,
+    double* __restrict__ scale) {
+    __shared__ int row_exp[OZ_PROBE_ROWS], row_nb[OZ_PROBE_ROWS];
+    __shared__ int block_max[2];  // nb, E
+    __shared__ unsigned block_counts[2];
+    const int side = blockIdx.z;
+    const long long item = item0 + blockIdx.y, rows = side ? n : m;
+    const long long row0 = (long long)blockIdx.x * OZ_PROBE_ROWS;
+    if (row0 >= rows) return;
+    const int valid = (int)(rows - row0 < OZ_PROBE_ROWS ? rows - row0 : OZ_PROBE_ROWS);
+    const int row_len = (int)(k * planes), width = (int)(size * planes);
+    const double* x = (side ? bt : a) + (item * rows + row0) * row_len;
     const long long m4 = (m + OZ_PROBE_TILE - 1) / OZ_PROBE_TILE;
-    const long long n4 = (n + OZ_PROBE_TILE - 1) / OZ_PROBE_TILE;
-    oz_i64* out = state;
-    oz_u64* rmin = reinterpret_cast<oz_u64*>(state + OZ_PROBE_OUT) + item * m4;
-    oz_u64* cmin = reinterpret_cast<oz_u64*>(state + OZ_PROBE_OUT) + items * m4 + item * n4;
-    int* q_a = q + item * m;
-    int* q_b = q + items * m + item * n;
-    const long long row0 = (long long)blockIdx.y * OZ_PROBE_ROWS, col0 = (long long)blockIdx.x * OZ_PROBE_ROWS;
-    // rows of this block on each side (A: from row0, Bt: from col0)
-    const int valid[2] = {(int)(m - row0 < OZ_PROBE_ROWS ? m - row0 : OZ_PROBE_ROWS),
-                          (int)(n - col0 < OZ_PROBE_ROWS ? n - col0 : OZ_PROBE_ROWS)};
-    // the first column tile's blocks write A's rows, the first row tile's Bt's
-    const bool writes[2] = {blockIdx.x == 0, blockIdx.y == 0};
-    if (threadIdx.x < 4) {
+    const long long tiles0 = (side ? items * m4 + item * ((n + OZ_PROBE_TILE - 1) / OZ_PROBE_TILE)
+                                   : item * m4) + row0 / OZ_PROBE_TILE;
+    int* q_row = q + (side ? items * m : 0) + item * rows + row0;
+    if (threadIdx.x < 2) {
         block_max[threadIdx.x] = -2147483647 - 1;
         block_counts[threadIdx.x] = 0u;
     }
     __syncthreads();
 
-    // 1. the statistics of the 128 rows, R rows per warp at a time
-    {
+    // 1. the rows' statistics, nb, q_off and the maxima
+    auto take = [&](int local, int e, oz_i64 s) {
+        const int nb = (int)oz_norm1_exponent_of(e, s, terms_bits);
+        row_exp[local] = e;
+        row_nb[local] = nb;
+        if (local < valid) {
+            const int sigma = (int)oz_fast_shift_of(e, s, budget);
+            q_row[local] = e == OZ_ZERO_ROW_EXP ? OZ_PROBE_EXACT : offset - (sigma + e);
+            atomicMax(&block_max[0], nb);
+            atomicMax(&block_max[1], e);
+        }
+    };
+    if constexpr (given) {
+        const int* exps = side ? exp_b : exp_a;
+        const oz_i64* sums = side ? sumsq_b : sumsq_a;
+        for (int local = threadIdx.x; local < OZ_PROBE_ROWS; local += blockDim.x) {
+            const long long row = item * rows + row0 + local;
+            take(local, local < valid ? exps[row] : OZ_ZERO_ROW_EXP, local < valid ? sums[row] : 0);
+        }
+    } else {  // R rows per warp at a time, their statistics here (k <= OZ_PROBE_K)
         constexpr int V = OZ_PROBE_K * planes / 32, R = 8 / V;
         const int warp = threadIdx.x / 32, lane = threadIdx.x % 32, warps = blockDim.x / 32;
-        for (int v0 = warp * R; v0 < 2 * OZ_PROBE_ROWS; v0 += warps * R) {
-            const int side = v0 >= OZ_PROBE_ROWS;  // R divides 64: a batch is all A or all Bt
-            const double* rows[R];
+        unsigned nans = 0u, infs = 0u;
+        for (int v0 = warp * R; v0 < OZ_PROBE_ROWS; v0 += warps * R) {
+            const double* row_ptrs[R];
 #pragma unroll
-            for (int r = 0; r < R; ++r) {
-                const int local = (v0 + r) % OZ_PROBE_ROWS;
-                rows[r] = local < valid[side]
-                              ? (side ? bt + (col0 + local) * width : a + (row0 + local) * width)
-                              : nullptr;
-            }
+            for (int r = 0; r < R; ++r)
+                row_ptrs[r] = v0 + r < valid ? x + (v0 + r) * row_len : nullptr;
             int row_max[R];
             oz_i64 sumsq[R];
-            unsigned nans = 0u, infs = 0u;
-            oz_warp_row_stats<R, V>(rows, width, row_max, sumsq, nans, infs);
-            if (writes[side]) {
-                if (nans) atomicAdd(&block_counts[2 * side], nans);
-                if (infs) atomicAdd(&block_counts[2 * side + 1], infs);
-            }
+            oz_warp_row_stats<R, V>(row_ptrs, row_len, row_max, sumsq, nans, infs);
             if (lane < R) {  // lane r takes row v0 + r (unrolled select: registers stay registers)
                 int e = 0;
                 oz_i64 s = 0;
@@ -119,108 +129,159 @@ __device__ __forceinline__ void oz_probe_tiles_body(
                         e = row_max[r];
                         s = sumsq[r];
                     }
-                const int v = v0 + lane, local = v % OZ_PROBE_ROWS;
-                const int nb = (int)oz_norm1_exponent_of(e, s, terms_bits);
-                row_exp[v] = e;
-                row_nb[v] = nb;
-                if (writes[side] && local < valid[side]) {
-                    const int sigma = (int)oz_fast_shift_of(e, s, budget);
-                    (side ? q_b[col0 + local] : q_a[row0 + local]) =
-                        e == OZ_ZERO_ROW_EXP ? OZ_PROBE_EXACT : offset - (sigma + e);
-                    atomicMax(&block_max[side ? 2 : 0], nb);
-                    atomicMax(&block_max[side ? 1 : 3], e);
-                }
+                take(v0 + lane, e, s);
             }
         }
+        if (nans) atomicAdd(&block_counts[0], nans);
+        if (infs) atomicAdd(&block_counts[1], infs);
     }
     __syncthreads();
 
     // 2. per tile of 4 rows: the magnitudes' minima over its rows and d's maximum
-    const double top = scalbn(1.0, g);  // the magnitude of a zero row or a row past the end
-    for (int idx = threadIdx.x; idx < 2 * OZ_PROBE_TILES * width; idx += blockDim.x) {
-        const int side = idx / (OZ_PROBE_TILES * width);
-        const int tile = idx / width % OZ_PROBE_TILES, h = idx % width;
-        const double* x = side ? bt + col0 * width : a + row0 * width;
-        double lo = top;
+    const oz_u32 top = 1u << g;  // the magnitude of a zero row or a row past the end
+    const int tiles_here = (valid + OZ_PROBE_TILE - 1) / OZ_PROBE_TILE;
+    for (int idx = threadIdx.x; idx < tiles_here * width; idx += blockDim.x) {
+        const int tile = idx / width, h = idx % width;
+        const long long j = h / planes;
+        const long long col = (index != nullptr ? index[j] : j) * planes + h % planes;
+        oz_u32 lo = top;
 #pragma unroll
         for (int r = 0; r < OZ_PROBE_TILE; ++r) {
             const int local = OZ_PROBE_TILE * tile + r;
-            const int e = row_exp[side * OZ_PROBE_ROWS + local];
-            if (local < valid[side] && e != OZ_ZERO_ROW_EXP)
-                lo = fmin(lo, floor(scalbn(fabs(x[local * width + h]), g - e)));
+            const int e = row_exp[local];
+            if (local < valid && e != OZ_ZERO_ROW_EXP) {
+                const oz_u32 mag = (oz_u32)floor(scalbn(fabs(x[local * row_len + col]), g - e));
+                lo = mag < lo ? mag : lo;
+            }
         }
-        minima[side][tile][h] = lo;
+        tiles[(tiles0 + tile) * width + h] = lo;
     }
-    if (threadIdx.x < 2 * OZ_PROBE_TILES) {
-        const int side = threadIdx.x / OZ_PROBE_TILES, tile = threadIdx.x % OZ_PROBE_TILES;
+    if (threadIdx.x < tiles_here) {
+        const int tile = threadIdx.x;
         long long d = -(long long)never;
 #pragma unroll
         for (int r = 0; r < OZ_PROBE_TILE; ++r) {
-            const int local = OZ_PROBE_TILE * tile + r, v = side * OZ_PROBE_ROWS + local;
-            if (local < valid[side] && row_exp[v] != OZ_ZERO_ROW_EXP) {
-                const long long dr = (long long)row_nb[v] - row_exp[v];
+            const int local = OZ_PROBE_TILE * tile + r;
+            if (local < valid && row_exp[local] != OZ_ZERO_ROW_EXP) {
+                const long long dr = (long long)row_nb[local] - row_exp[local];
                 d = dr > d ? dr : d;
             }
         }
         d = d < -OZ_PROBE_CLIP ? -OZ_PROBE_CLIP : (d > OZ_PROBE_CLIP ? OZ_PROBE_CLIP : d);
-        scale[side][tile] = scalbn(1.0, (int)-d);
+        scale[tiles0 + tile] = scalbn(1.0, (int)-d);
+    }
+    if (threadIdx.x < 2) {  // nb of A -> [2], E of A -> [5]; nb of Bt -> [4], E of Bt -> [3]
+        const int slot = threadIdx.x == 0 ? (side ? 4 : 2) : (side ? 3 : 5);
+        oz_atomic_max_i64(state + slot, block_max[threadIdx.x]);
+        const unsigned c = block_counts[threadIdx.x];
+        if (c) atomicAdd(reinterpret_cast<oz_u64*>(state + 6 + 2 * side + threadIdx.x), (oz_u64)c);
+    }
+}
+
+#define OZ_PROBE_ROWS_PARAMS                                                                 \
+    const double *__restrict__ a, const double *__restrict__ bt, long long items,            \
+        long long item0, long long m, long long n, long long k, long long size,              \
+        const long long *__restrict__ index, const int *__restrict__ exp_a,                  \
+        const oz_i64 *__restrict__ sumsq_a, const int *__restrict__ exp_b,                   \
+        const oz_i64 *__restrict__ sumsq_b, int g, int budget, int terms_bits, int offset,   \
+        int never, oz_i64 *__restrict__ state, int *__restrict__ q,                          \
+        oz_u32 *__restrict__ tiles, double *__restrict__ scale
+#define OZ_PROBE_ROWS_ARGS a, bt, items, item0, m, n, k, size, index, exp_a, sumsq_a, exp_b, \
+    sumsq_b, g, budget, terms_bits, offset, never, state, q, tiles, scale
+
+extern "C" __global__ void __launch_bounds__(OZ_PROBE_THREADS)
+    oz_probe_rows_real(OZ_PROBE_ROWS_PARAMS) {
+    oz_probe_rows_body<1, false>(OZ_PROBE_ROWS_ARGS);
+}
+extern "C" __global__ void __launch_bounds__(OZ_PROBE_THREADS)
+    oz_probe_rows_complex(OZ_PROBE_ROWS_PARAMS) {
+    oz_probe_rows_body<2, false>(OZ_PROBE_ROWS_ARGS);
+}
+extern "C" __global__ void __launch_bounds__(OZ_PROBE_THREADS)
+    oz_probe_rows_given_real(OZ_PROBE_ROWS_PARAMS) {
+    oz_probe_rows_body<1, true>(OZ_PROBE_ROWS_ARGS);
+}
+extern "C" __global__ void __launch_bounds__(OZ_PROBE_THREADS)
+    oz_probe_rows_given_complex(OZ_PROBE_ROWS_PARAMS) {
+    oz_probe_rows_body<2, true>(OZ_PROBE_ROWS_ARGS);
+}
+
+// The tile pairs of one 64 x 64 block of an item (blocks z from item item0).
+template <int planes>
+__device__ __forceinline__ void oz_probe_pairs_body(long long items, long long item0,
+                                                    long long m, long long n, int width,
+                                                    const oz_u32* __restrict__ tiles,
+                                                    const double* __restrict__ scale,
+                                                    oz_i64* __restrict__ state) {
+    __shared__ oz_u32 minima[2][OZ_PROBE_TILES][OZ_PROBE_STRIDE];
+    __shared__ double tile_scale[2][OZ_PROBE_TILES];
+    __shared__ double col_part[OZ_PROBE_TILES][OZ_PROBE_TILES];
+    const long long item = item0 + blockIdx.z;
+    const long long m4 = (m + OZ_PROBE_TILE - 1) / OZ_PROBE_TILE;
+    const long long n4 = (n + OZ_PROBE_TILE - 1) / OZ_PROBE_TILE;
+    const long long ti0 = (long long)blockIdx.y * OZ_PROBE_TILES;  // the block's first tiles
+    const long long tj0 = (long long)blockIdx.x * OZ_PROBE_TILES;
+    const int tiles_a = (int)(m4 - ti0 < OZ_PROBE_TILES ? m4 - ti0 : OZ_PROBE_TILES);
+    const int tiles_b = (int)(n4 - tj0 < OZ_PROBE_TILES ? n4 - tj0 : OZ_PROBE_TILES);
+    const long long first[2] = {item * m4 + ti0, items * m4 + item * n4 + tj0};
+    for (int idx = threadIdx.x; idx < 2 * OZ_PROBE_TILES * width; idx += blockDim.x) {
+        const int side = idx / (OZ_PROBE_TILES * width);
+        const int tile = idx / width % OZ_PROBE_TILES, h = idx % width;
+        if (tile < (side ? tiles_b : tiles_a))
+            minima[side][tile][h] = tiles[(first[side] + tile) * width + h];
+    }
+    if (threadIdx.x < 2 * OZ_PROBE_TILES) {
+        const int side = threadIdx.x / OZ_PROBE_TILES, tile = threadIdx.x % OZ_PROBE_TILES;
+        if (tile < (side ? tiles_b : tiles_a)) tile_scale[side][tile] = scale[first[side] + tile];
     }
     __syncthreads();
-
-    // 3. the lower-bound product of tile pair (I, J), exact, and its scaled minima
+    oz_u64* rmin = reinterpret_cast<oz_u64*>(state + OZ_PROBE_OUT) + item * m4 + ti0;
+    oz_u64* cmin = reinterpret_cast<oz_u64*>(state + OZ_PROBE_OUT) + items * m4 + item * n4 + tj0;
     const int ti = threadIdx.x / OZ_PROBE_TILES, tj = threadIdx.x % OZ_PROBE_TILES;
-    const bool valid_i = OZ_PROBE_TILE * ti < valid[0], valid_j = OZ_PROBE_TILE * tj < valid[1];
-    const double* ma = minima[0][ti];
-    const double* mb = minima[1][tj];
-    double gij = 0.0;
-    if (planes == 1) {
-        for (int h = 0; h < width; ++h) gij = fma(ma[h], mb[h], gij);
-    } else {  // interleaved parts: Re-form sum mr nr + mi ni, Im-form sum mr ni + mi nr
-        double re = 0.0, im = 0.0;
-        for (int h = 0; h < width; h += 2) {
-            re = fma(ma[h], mb[h], fma(ma[h + 1], mb[h + 1], re));
-            im = fma(ma[h], mb[h + 1], fma(ma[h + 1], mb[h], im));
+    const bool valid_i = ti < tiles_a, valid_j = tj < tiles_b;
+    const oz_u32* ma = minima[0][ti];
+    const oz_u32* mb = minima[1][tj];
+    oz_u64 sum = 0;
+    if (valid_i && valid_j) {
+        if (planes == 1) {
+            for (int h = 0; h < width; ++h) sum += (oz_u64)ma[h] * mb[h];
+        } else {  // interleaved parts: Re-form sum mr nr + mi ni, Im-form sum mr ni + mi nr
+            oz_u64 re = 0, im = 0;
+            for (int h = 0; h < width; h += 2) {
+                re += (oz_u64)ma[h] * mb[h] + (oz_u64)ma[h + 1] * mb[h + 1];
+                im += (oz_u64)ma[h] * mb[h + 1] + (oz_u64)ma[h + 1] * mb[h];
+            }
+            sum = re < im ? re : im;
         }
-        gij = fmin(re, im);
     }
-    double row_v = valid_j ? gij * scale[1][tj] : OZ_INF;
+    const double gij = (double)sum;  // below 2**53: exact
+    double row_v = valid_i && valid_j ? gij * tile_scale[1][tj] : OZ_INF;
 #pragma unroll
     for (int off = OZ_PROBE_TILES / 2; off > 0; off >>= 1)  // the 16 lanes of tile I
         row_v = fmin(row_v, __shfl_xor_sync(0xffffffffu, row_v, off));
-    if (tj == 0 && valid_i)
-        atomicMin(rmin + row0 / OZ_PROBE_TILE + ti, (oz_u64)__double_as_longlong(row_v));
-    col_part[ti][tj] = valid_i ? gij * scale[0][ti] : OZ_INF;
+    if (tj == 0 && valid_i) atomicMin(rmin + ti, (oz_u64)__double_as_longlong(row_v));
+    col_part[ti][tj] = valid_i && valid_j ? gij * tile_scale[0][ti] : OZ_INF;
     __syncthreads();
-    if (threadIdx.x < OZ_PROBE_TILES && OZ_PROBE_TILE * (int)threadIdx.x < valid[1]) {
+    if (threadIdx.x < tiles_b) {
         double col_v = OZ_INF;
 #pragma unroll
         for (int i = 0; i < OZ_PROBE_TILES; ++i) col_v = fmin(col_v, col_part[i][threadIdx.x]);
-        atomicMin(cmin + col0 / OZ_PROBE_TILE + threadIdx.x, (oz_u64)__double_as_longlong(col_v));
-    }
-    if (threadIdx.x < 4 && (writes[0] || writes[1])) {
-        const int which = threadIdx.x, side = which == 0 || which == 3 ? 0 : 1;
-        if (writes[side]) oz_atomic_max_i64(out + 2 + which, block_max[which]);
-        const unsigned c = block_counts[which];
-        if (writes[which / 2] && c) atomicAdd(reinterpret_cast<oz_u64*>(out + 6 + which), (oz_u64)c);
+        atomicMin(cmin + threadIdx.x, (oz_u64)__double_as_longlong(col_v));
     }
 }
 
-// a, bt: the whole stacks; blocks z from item item0 (launches of at most 65535 items)
-#define OZ_PROBE_TILES_PARAMS                                                                \
-    const double *__restrict__ a, const double *__restrict__ bt, long long items,            \
-        long long item0, long long m, long long n, long long k, int g, int budget,           \
-        int terms_bits, int offset, int never, oz_i64 *__restrict__ state, int *__restrict__ q
-#define OZ_PROBE_TILES_ARGS \
-    a, bt, items, item0, m, n, k, g, budget, terms_bits, offset, never, state, q
+#define OZ_PROBE_PAIRS_PARAMS                                                                \
+    long long items, long long item0, long long m, long long n, int width,                   \
+        const oz_u32 *__restrict__ tiles, const double *__restrict__ scale,                  \
+        oz_i64 *__restrict__ state
 
 extern "C" __global__ void __launch_bounds__(OZ_PROBE_THREADS)
-    oz_probe_tiles_real(OZ_PROBE_TILES_PARAMS) {
-    oz_probe_tiles_body<1>(OZ_PROBE_TILES_ARGS);
+    oz_probe_pairs_real(OZ_PROBE_PAIRS_PARAMS) {
+    oz_probe_pairs_body<1>(items, item0, m, n, width, tiles, scale, state);
 }
-
 extern "C" __global__ void __launch_bounds__(OZ_PROBE_THREADS)
-    oz_probe_tiles_complex(OZ_PROBE_TILES_PARAMS) {
-    oz_probe_tiles_body<2>(OZ_PROBE_TILES_ARGS);
+    oz_probe_pairs_complex(OZ_PROBE_PAIRS_PARAMS) {
+    oz_probe_pairs_body<2>(items, item0, m, n, width, tiles, scale, state);
 }
 
 // Each row's deficit and the largest per operand: rows [0, items m) are A's (their q, rmin

@@ -138,6 +138,9 @@ class Engine(abc.ABC):
     """
 
     name: ClassVar[str]
+    #: whether :meth:`tiled_plan_probe` may answer for operands of any k given their
+    #: statistics (callers skip preparing its inputs otherwise)
+    has_plan_probe: ClassVar[bool] = False
 
     @property
     @abc.abstractmethod
@@ -295,20 +298,24 @@ class Engine(abc.ABC):
         terms: int,
         never: int,
         tile: int,
+        stats: tuple[RowStats, RowStats] | None = None,
+        index: Any | None = None,
     ) -> Callable[[], TiledProbe] | None:
         """The accuracy plan's first test in one pass, where this engine has one for the
-        shape: the fast-mode statistics of both prepared operands, their 1-norm exponents
-        over ``terms`` products (:meth:`norm1_exponent_fast`), the shifts for the CRT
-        budget ``budget_bits`` (:meth:`fast_shift`), the lower-bound products of tiles of
-        ``tile`` rows from ``lower_bound_bits``-bit magnitudes of every inner index (their
-        minima over the tile's rows) and the deficits of the pairing rule with
-        ``pairing_offset`` (``never``: the deficit past any count), as
-        ``ozfft.scheme.gemm`` forms them from those stages, in the same integers.
+        shape: the fast-mode statistics of both prepared operands (or ``stats``, from
+        :meth:`row_stats` with ``need_sumsq``), their 1-norm exponents over ``terms``
+        products (:meth:`norm1_exponent_fast`), the shifts for the CRT budget
+        ``budget_bits`` (:meth:`fast_shift`), the lower-bound products of tiles of
+        ``tile`` rows from ``lower_bound_bits``-bit magnitudes of the inner indices
+        ``index`` (None: all of k; their minima over the tile's rows) and the deficits of
+        the pairing rule with ``pairing_offset`` (``never``: the deficit past any count),
+        as ``ozfft.scheme.gemm`` forms them from those stages, in the same integers.
 
         Returns a function that waits for the pass and returns its :class:`TiledProbe`
         (raising :class:`~ozfft.errors.NonFiniteInputError`, A before B, for NaN or Inf
-        entries), so that the caller may queue work meanwhile; None where the engine has
-        no such pass (the caller runs the stages). This engine has none."""
+        entries when it computed the statistics), so that the caller may queue work
+        meanwhile; None where the engine has no such pass (the caller runs the stages).
+        This engine has none."""
         return None
 
 

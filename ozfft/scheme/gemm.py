@@ -439,11 +439,12 @@ def _staged_product(
     out_dtype: Any,
     complex_method: str,
     rounding: str,
+    stats: tuple | None = None,
 ) -> Any:
     """One exact product on ``moduli`` with the shifts of ``mode`` for the CRT budget
-    ``budget_bits``: statistics, shifts and :func:`_product` (NaN/Inf raised once the
-    residues are queued)."""
-    sa, sb, extra = _stats(engine, a, bt, mode, defer_check=True)
+    ``budget_bits``: statistics (``stats``, where the caller has them: ``_stats``'s
+    result), shifts and :func:`_product` (NaN/Inf raised once the residues are queued)."""
+    sa, sb, extra = _stats(engine, a, bt, mode, defer_check=True) if stats is None else stats
     shift_a, shift_b = _shifts_for(engine, sa, sb, extra, budget_bits, mode)
     return _product(
         engine,
@@ -659,10 +660,12 @@ class _Pairing:
     then ``r + 1 + 2g - q_i + RA_i`` (docs/numerics.md). Zero rows have
     ``nb - E = -_NEVER``: they constrain nothing."""
 
-    def __init__(self, engine: Engine, a: _Operand, b: _Operand, k: int) -> None:
+    def __init__(self, engine: Engine, a: _Operand, b: _Operand, k: int, index: Any = None) -> None:
+        """``index``: :func:`_subset`'s inner indices, where the caller has them (a
+        1-tuple: None inside means all of k)."""
         self.engine = engine
         self.xp = xp = engine.xp
-        index = _subset(xp, a.x, b.x, k)
+        index = _subset(xp, a.x, b.x, k) if index is None else index[0]
         size = k if index is None else int(index.shape[0])
         self.g = lower_bound_bits(size * (2 if xp.iscomplexobj(a.x) else 1))
         self.ma = _magnitudes(xp, a.x, a.max_exp, a.zero, self.g, index)
@@ -758,7 +761,19 @@ class _Planner:
     """The search of :func:`plan_matmul`; keeps what the chosen plan's products reuse."""
 
     def __init__(
-        self, engine, a, bt, *, precision, mode, out_bits, exact_bits, timer, phase_a="int8"
+        self,
+        engine,
+        a,
+        bt,
+        *,
+        precision,
+        mode,
+        out_bits,
+        exact_bits,
+        timer,
+        phase_a="int8",
+        stats=None,
+        index=None,
     ):
         self.engine = engine
         self.xp = xp = engine.xp
@@ -774,7 +789,9 @@ class _Planner:
         #: product of length 2k (the native routine's bound counts them: gamma_2k)
         self.k = 2 * k if xp.iscomplexobj(a) else k
         self.base = default_moduli(precision, mode)
-        sa, sb, extra = _stats(engine, a, bt, mode, defer_check=True)
+        if stats is None:  # (a caller's: _stats's result, its NaN/Inf tests run)
+            stats = _stats(engine, a, bt, mode, defer_check=True)
+        sa, sb, extra = stats
         sa.check_finite()
         sb.check_finite()
         self.stats = (sa, sb, extra)
@@ -795,7 +812,7 @@ class _Planner:
             self.b = _Operand(
                 "b", bt, sb.max_exp, sb.sumsq, nbb, exact_bits[1], sb.max_exp == ZERO_ROW_EXP
             )
-            self.pairing = _Pairing(engine, self.a, self.b, k)
+            self.pairing = _Pairing(engine, self.a, self.b, k, index)
         self.pair = None  # (RA, RB) of the strongest pairing test run so far
         self._shifts = None  # (sig_a, sig_b) of every moduli count: _count_shifts
         self._maxima = None  # near_overflow's four maxima, once read
@@ -976,8 +993,12 @@ def plan_matmul(
     exact_bits: tuple[int, int],
     timer: Timer = _no_timer,
     phase_a: str = "int8",
+    stats: tuple | None = None,
+    index: tuple | None = None,
 ) -> tuple[MatmulPlan, _Planner]:
-    """The plan of ``a @ bt^T`` (rows over k, prepared operands) under the guarantee.
+    """The plan of ``a @ bt^T`` (rows over k, prepared operands) under the guarantee
+    (``stats``: the operands' statistics in ``mode``, ``index``: :func:`_subset`'s inner
+    indices as a 1-tuple, where the caller has them).
 
     ``phase_a="fp8"``: the same decision over at most :func:`fp8_max_moduli` INT8 moduli
     (the most an FP8 residue system stands in for), run on :func:`fp8_system_for` that
@@ -997,6 +1018,8 @@ def plan_matmul(
             exact_bits=exact_bits,
             timer=timer,
             phase_a=phase_a,
+            stats=stats,
+            index=index,
         )
         return planner.plan(), planner
     except DeviceMemoryError:
@@ -1012,6 +1035,11 @@ def plan_matmul(
         ) from exc
 
 
+#: the most work (batch m n k) whose product on the default count is queued before the
+#: probe's answer is read: a cheap product, wasted only where the test does not prove it
+_SPECULATE_WORK = 1 << 30
+
+
 def _probed_single(
     engine: Engine,
     a: Any,
@@ -1024,25 +1052,29 @@ def _probed_single(
     complex_method: str,
     phase_a: str,
     timer: Timer,
-) -> tuple[Any, MatmulPlan] | None:
+) -> tuple[tuple[Any, MatmulPlan] | None, tuple | None]:
     """``(result, plan)`` of :func:`guaranteed_matmul` when the engine's one-pass probe
     (:meth:`~ozfft.engines.base.Engine.tiled_plan_probe`) finds that the tiled pairing
     test proves the default moduli count: the plan :func:`plan_matmul` returns then, from
-    the same integers, and the same bits. The product on the default count is queued
-    before the probe's answer is read (the answer for well-scaled data); it is run again
-    with truncated integers near the output's overflow (:meth:`_Planner.near_overflow`).
-    None where the engine has no probe for the shape (fast mode and INT8 only), where
-    ``k`` exceeds :data:`SUBSET`, or where the test does not prove the default count
-    (the caller runs the whole decision)."""
+    the same integers, and the same bits. First the probe that computes the operands'
+    statistics itself (small k), else, on an engine that has one, the probe given them
+    and the inner indices of :func:`_subset`. A small product on the default count
+    (:data:`_SPECULATE_WORK`) is queued before the probe's answer is read; a product near
+    the output's overflow is run with truncated integers (:meth:`_Planner.near_overflow`).
+
+    Returns ``(None, reuse)`` where the engine has no probe for the shape (fast mode and
+    INT8 only), where the tiled test does not prove the default count (the caller runs
+    the whole decision; ``reuse``: ``(stats, (index,))`` when they were formed here, else
+    None)."""
     k = a.shape[-1]
-    if mode != "fast" or phase_a != "int8" or k > SUBSET:
-        return None
-    is_complex = bool(engine.xp.iscomplexobj(a))
-    terms = 2 * k if is_complex else k
-    r = truncation_budget(terms, precision, out_bits, 1)
+    if mode != "fast" or phase_a != "int8":
+        return None, None
+    xp = engine.xp
+    is_complex = bool(xp.iscomplexobj(a))
+    parts = 2 if is_complex else 1
+    r = truncation_budget(parts * k, precision, out_bits, 1)
     if r is None:
-        return None
-    g = lower_bound_bits(terms)  # every inner index is in the lower-bound product
+        return None, None
     plan = MatmulPlan(
         default_moduli(precision, mode),
         reason="default moduli proved (tiled bound)",
@@ -1050,37 +1082,62 @@ def _probed_single(
         is_complex=is_complex,
     )
     budget = plan.system.budget_bits
-    with timer("guarantee"):
-        pending = engine.tiled_plan_probe(
-            a,
-            bt,
-            budget_bits=budget,
-            lower_bound_bits=g,
-            pairing_offset=pairing_offset(r, g),
-            terms=terms,
-            never=_NEVER,
-            tile=TILE,
-        )
-    if pending is None:
-        return None
 
-    def product(rounding: str) -> Any:
+    def probe(size: int, **given: Any) -> Callable | None:
+        g = lower_bound_bits(parts * size)  # as _Pairing: the indices of the products
+        with timer("guarantee"):
+            return engine.tiled_plan_probe(
+                a,
+                bt,
+                budget_bits=budget,
+                lower_bound_bits=g,
+                pairing_offset=pairing_offset(r, g),
+                terms=parts * k,
+                never=_NEVER,
+                tile=TILE,
+                **given,
+            )
+
+    def product(rounding: str, stats: tuple | None = None) -> Any:
+        if stats is not None:  # (the statistics are the operands': the same shifts)
+            return _staged_product(engine, a, bt, plan.system, budget, "fast", out_dtype,
+                                   complex_method, rounding, stats)  # fmt: skip
         system = plan.system
         return _fast_product(engine, a, bt, system, budget, out_dtype, complex_method, rounding)
 
-    try:
-        out = product(SINGLE_ROUNDING)
-    except NonFiniteInputError:
-        pending()  # the probe counted the same entries: its error, A first, is the answer
-        raise
-    probe = pending()
-    if probe.deficit_a > 0 or probe.deficit_b > 0:
-        return None
+    stats = None
+    pending = probe(k) if k <= SUBSET else None
+    if pending is None:
+        if not engine.has_plan_probe:
+            return None, None
+        stats = _stats(engine, a, bt, "fast", defer_check=True)
+        stats[0].check_finite()
+        stats[1].check_finite()
+        with timer("guarantee"):
+            index = _subset(xp, a, bt, k)
+        size = k if index is None else int(index.shape[0])
+        pending = probe(size, stats=stats[:2], index=index)
+        if pending is None:
+            return None, (stats, (index,))
+    *batch, m, _ = a.shape
+    work = math.prod(batch) * m * bt.shape[-2] * k
+    out = None
+    if work <= _SPECULATE_WORK:
+        try:
+            out = product(SINGLE_ROUNDING, stats)
+        except NonFiniteInputError:
+            pending()  # the probe counted the same entries: its error, A first, is the answer
+            raise
+    result = pending()
+    if result.deficit_a > 0 or result.deficit_b > 0:
+        return None, None if stats is None else (stats, (index,))
     logger.debug("ozaki-II %s: %s @ %s, plan %s (%s, one-pass probe)", engine.name, a.shape,
                  bt.shape, plan.describe(), plan.reason)  # fmt: skip
-    if _near_overflow(probe.maxima, out_bits):
-        out = product(SPLIT_ROUNDING)
-    return out, plan
+    if _near_overflow(result.maxima, out_bits):
+        out = product(SPLIT_ROUNDING, stats)
+    elif out is None:
+        out = product(SINGLE_ROUNDING, stats)
+    return (out, plan), None
 
 
 def guaranteed_matmul(
@@ -1107,7 +1164,7 @@ def guaranteed_matmul(
     xp = engine.xp
     a = engine.prepare_operand(a)
     bt = engine.prepare_operand(xp.swapaxes(b, -1, -2))
-    probed = _probed_single(
+    probed, reuse = _probed_single(
         engine, a, bt, precision=precision, mode=mode, out_dtype=out_dtype, out_bits=out_bits,
         complex_method=complex_method, phase_a=phase_a, timer=timer,
     )  # fmt: skip
@@ -1123,6 +1180,8 @@ def guaranteed_matmul(
         exact_bits=exact_bits,
         timer=timer,
         phase_a=phase_a,
+        stats=None if reuse is None else reuse[0],
+        index=None if reuse is None else reuse[1],
     )
     logger.debug(
         "ozaki-II %s: %s @ %s, plan %s (%s), mode %s",

@@ -104,17 +104,25 @@ _SP_STATIC_SHARED = 512
 #: 8192^2 x 64 complex 1.2x and 1.4x slower)
 _SP_MAX_OUTPUTS = 1 << 25
 _PLAN_PROBE_CU = "gemm/plan_probe.cu"
-#: rows of A and of Bt per block of ``oz_probe_tiles_*`` (``OZ_PROBE_ROWS``), its threads
-#: (one per pair of its 16 x 16 tiles of ``OZ_PROBE_TILE`` rows), the only tile it takes,
-#: and the argument kinds of its two kernels (launch.py)
+#: rows per block of ``oz_probe_rows_*`` and of each operand per block of
+#: ``oz_probe_pairs_*`` (``OZ_PROBE_ROWS``), their threads (one per pair of 16 x 16 tiles of
+#: ``OZ_PROBE_TILE`` rows), the only tile they take, and the kernels' argument kinds
+#: (launch.py)
 _PROBE_ROWS = 64
 _PROBE_THREADS = 256
 _PROBE_TILE = 4
-_PROBE_TILES = ("ptr", "ptr") + ("i64",) * 5 + ("i32",) * 5 + ("ptr", "ptr")
+#: (the inner indices and the given statistics passed as addresses: 0 where absent)
+_PROBE_ROWS_KINDS = ("ptr", "ptr") + ("i64",) * 11 + ("i32",) * 5 + ("ptr",) * 4
+#: the most inner indices of the lower-bound products (``OZ_PROBE_SUBSET``)
+_PROBE_SUBSET = 128
 _PROBE_SIGNATURES = {
     "oz_probe_start": ("ptr", "i64", "i64", "i64"),
-    "oz_probe_tiles_real": _PROBE_TILES,
-    "oz_probe_tiles_complex": _PROBE_TILES,
+    "oz_probe_rows_real": _PROBE_ROWS_KINDS,
+    "oz_probe_rows_complex": _PROBE_ROWS_KINDS,
+    "oz_probe_rows_given_real": _PROBE_ROWS_KINDS,
+    "oz_probe_rows_given_complex": _PROBE_ROWS_KINDS,
+    "oz_probe_pairs_real": ("i64",) * 4 + ("i32", "ptr", "ptr", "ptr"),
+    "oz_probe_pairs_complex": ("i64",) * 4 + ("i32", "ptr", "ptr", "ptr"),
     "oz_probe_deficits": ("ptr", "ptr", "i64", "i64", "i64", "i32"),
 }
 #: int64 results at the head of the probe's state (``OZ_PROBE_OUT``)
@@ -176,6 +184,7 @@ class CudaEngine(Engine):
     """Ozaki-II stages on cupy arrays, INT8 tensor cores through cuBLAS."""
 
     name = "cuda"
+    has_plan_probe = True
 
     def __init__(self) -> None:
         import cupy
@@ -873,39 +882,64 @@ class CudaEngine(Engine):
         terms: int,
         never: int,
         tile: int,
+        stats: tuple[RowStats, RowStats] | None = None,
+        index: Any | None = None,
     ) -> Callable[[], TiledProbe] | None:
-        """Three launches of ``gemm/plan_probe.cu`` and one asynchronous read for products
-        with ``k <= 64`` of prepared float64 / complex128 operands: ``oz_probe_start``
-        (the state), ``oz_probe_tiles_*`` (a block per 64 x 64 tile pair of an item:
-        statistics, tile minima of the magnitudes, the exact lower-bound products of its
-        16 x 16 tile pairs and their scaled minima, merged over the item with
-        ``atomicMin``), ``oz_probe_deficits`` (each row's deficit, the largest per
-        operand). Off with ``OZFFT_FUSED_SMALL=0``."""
+        """Four launches of ``gemm/plan_probe.cu`` and one asynchronous read:
+        ``oz_probe_start`` (the state); ``oz_probe_rows_*`` (a block per 64 rows of an
+        operand: the rows' statistics, nb, q_off, the maxima, and per 4-row tile the
+        minima of the magnitudes and the power of two of the pairing rule); then
+        ``oz_probe_pairs_*`` (a block per 64 x 64 tile pair of an item: the exact
+        lower-bound products of its 16 x 16 tile pairs and their scaled minima, merged
+        over the item with ``atomicMin``); ``oz_probe_deficits`` (each row's deficit, the
+        largest per operand). Without ``stats`` for ``k <= 64`` (the rows kernel computes
+        the statistics and counts NaN and Inf); with them for at most ``_PROBE_SUBSET``
+        inner indices (``oz_probe_rows_given_*``: all of k, or ``index``). Off with
+        ``OZFFT_FUSED_SMALL=0``."""
         cp = self._cp
         is_complex = cp.iscomplexobj(a)
         k = a.shape[-1]
-        if not _small_operands(a, bt) or tile != _PROBE_TILE:
+        size = k if index is None else int(index.shape[0])
+        max_k = SMALL_PRODUCT_K if stats is None else None
+        if not _small_operands(a, bt, max_k) or tile != _PROBE_TILE or size > _PROBE_SUBSET:
             return None
         *batch_shape, m, _ = a.shape
         n = bt.shape[-2]
         batch = math.prod(batch_shape)
         if batch * m * n == 0 or -(-m // _PROBE_ROWS) > _GRID_Z:
             return None
-        minima = batch * (-(-m // tile) + -(-n // tile))
-        state = cp.empty(_PROBE_OUT + minima, cp.int64)
+        tiles = batch * (-(-m // tile) + -(-n // tile))
+        width = size * (2 if is_complex else 1)
+        state = cp.empty(_PROBE_OUT + tiles, cp.int64)
         q = cp.empty(batch * (m + n), cp.int32)
+        minima = cp.empty(tiles * width, cp.uint32)
+        scale = cp.empty(tiles, cp.float64)
         start = self._probe_kernel("oz_probe_start")
-        start(_grid(_PROBE_OUT + minima), (_THREADS,), (state, batch, m, n))
-        tiles = self._probe_kernel(f"oz_probe_tiles_{'complex' if is_complex else 'real'}")
+        start(_grid(_PROBE_OUT + tiles), (_THREADS,), (state, batch, m, n))
+        part = "complex" if is_complex else "real"
         terms_bits = max(int(terms) - 1, 0).bit_length()  # as norm1_exponent_fast
         rules = (lower_bound_bits, budget_bits, terms_bits, pairing_offset, never)
+        if stats is None:
+            rows_kernel, given = self._probe_kernel(f"oz_probe_rows_{part}"), (0,) * 5
+        else:
+            rows_kernel = self._probe_kernel(f"oz_probe_rows_given_{part}")
+            # (the arrays stay referenced here while the kernels are queued)
+            arrays = [cp.ascontiguousarray(index, cp.int64)] if index is not None else [None]
+            for row_stats in stats:
+                arrays += [cp.ascontiguousarray(row_stats.max_exp, cp.int32)]
+                arrays += [cp.ascontiguousarray(row_stats.sumsq, cp.int64)]
+            given = tuple(0 if x is None else x.data.ptr for x in arrays)
+        pairs = self._probe_kernel(f"oz_probe_pairs_{part}")
+        row_blocks = -(-max(m, n) // _PROBE_ROWS)
         grid = (-(-n // _PROBE_ROWS), -(-m // _PROBE_ROWS))
         for b0 in range(0, batch, _GRID_Z):
             items = min(_GRID_Z, batch - b0)
-            args = (a, bt, batch, b0, m, n, k, *rules, state, q)
-            tiles((*grid, items), (_PROBE_THREADS,), args)
-        rows = batch * (m + n)
-        blocks = max(1, min(-(-rows // _THREADS), 4 * self._sm_count))
+            args = (a, bt, batch, b0, m, n, k, size, *given, *rules, state, q, minima, scale)
+            rows_kernel((row_blocks, items, 2), (_PROBE_THREADS,), args)
+        for b0 in range(0, batch, _GRID_Z):
+            items = min(_GRID_Z, batch - b0)
+            pairs((*grid, items), (_PROBE_THREADS,), (batch, b0, m, n, width, minima, scale, state))
+        blocks = max(1, min(-(-batch * (m + n) // _THREADS), 4 * self._sm_count))
         deficits = self._probe_kernel("oz_probe_deficits")
         deficits((blocks,), (_THREADS,), (state, q, batch, m, n, never))
         read = _read_async(cp, state, _PROBE_OUT)
@@ -1214,14 +1248,16 @@ def _stats_launch(rows: int, width: int, sm_count: int) -> tuple[str, int, int]:
     return "oz_row_stats", threads, max(1, min(rows, per_sm * sm_count))
 
 
-def _small_operands(a: Any, bt: Any) -> bool:
-    """Whether the small-product kernels may read these prepared operands: switched on
-    (``OZFFT_FUSED_SMALL``), ``0 < k <= SMALL_PRODUCT_K``, C-contiguous rows of float64 or
-    complex128 in both."""
+def _small_operands(a: Any, bt: Any, max_k: int | None = SMALL_PRODUCT_K) -> bool:
+    """Whether the small-product kernels (and the plan probe) may read these prepared
+    operands: switched on (``OZFFT_FUSED_SMALL``), ``0 < k <= max_k`` (None: any k),
+    C-contiguous rows of float64 or complex128 in both."""
     operand = np.dtype(np.complex128 if a.dtype.kind == "c" else np.float64)
+    k = a.shape[-1]
     return (
         config.fused_small_products()
-        and 0 < a.shape[-1] <= SMALL_PRODUCT_K
+        and 0 < k
+        and (max_k is None or k <= max_k)
         and a.dtype == bt.dtype == operand
         and a.flags.c_contiguous
         and bt.flags.c_contiguous
