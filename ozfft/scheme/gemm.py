@@ -1027,12 +1027,16 @@ def plan_matmul(
     except MemoryError as exc:
         if engine.xp is np:
             raise
-        m, k = a.shape[-2:]
-        n = bt.shape[-2]
-        needed = 8 * (4 * _BLOCK_ENTRIES + (m + n) * k * (2 if engine.xp.iscomplexobj(a) else 1))
-        raise DeviceMemoryError(
-            f"the accuracy plan of an emulated {m}x{k}x{n} product", needed
-        ) from exc
+        raise _plan_memory_error(engine, a, bt) from exc
+
+
+def _plan_memory_error(engine: Engine, a: Any, bt: Any) -> DeviceMemoryError:
+    """A device allocation failure of the decision's own work, as
+    :class:`DeviceMemoryError` with a lower estimate of the bytes it needs."""
+    m, k = a.shape[-2:]
+    n = bt.shape[-2]
+    needed = 8 * (4 * _BLOCK_ENTRIES + (m + n) * k * (2 if engine.xp.iscomplexobj(a) else 1))
+    return DeviceMemoryError(f"the accuracy plan of an emulated {m}x{k}x{n} product", needed)
 
 
 #: the most work (batch m n k) whose product on the default count is queued before the
@@ -1058,8 +1062,9 @@ def _probed_single(
     test proves the default moduli count: the plan :func:`plan_matmul` returns then, from
     the same integers, and the same bits. First the probe that computes the operands'
     statistics itself (small k), else, on an engine that has one, the probe given them
-    and the inner indices of :func:`_subset`. A small product on the default count
-    (:data:`_SPECULATE_WORK`) is queued before the probe's answer is read; a product near
+    and the inner indices of :func:`_subset`. With the first, a product on the default
+    count of at most :data:`_SPECULATE_WORK` is queued before the probe's answer is read
+    (the GPU stays busy; a product the test does not prove is dropped); a product near
     the output's overflow is run with truncated integers (:meth:`_Planner.near_overflow`).
 
     Returns ``(None, reuse)`` where the engine has no probe for the shape (fast mode and
@@ -1107,6 +1112,7 @@ def _probed_single(
 
     stats = None
     pending = probe(k) if k <= SUBSET else None
+    speculate = pending is not None  # the engine's own statistics: a small product
     if pending is None:
         if not engine.has_plan_probe:
             return None, None
@@ -1120,9 +1126,8 @@ def _probed_single(
         if pending is None:
             return None, (stats, (index,))
     *batch, m, _ = a.shape
-    work = math.prod(batch) * m * bt.shape[-2] * k
     out = None
-    if work <= _SPECULATE_WORK:
+    if speculate and math.prod(batch) * m * bt.shape[-2] * k <= _SPECULATE_WORK:
         try:
             out = product(SINGLE_ROUNDING, stats)
         except NonFiniteInputError:
@@ -1164,10 +1169,17 @@ def guaranteed_matmul(
     xp = engine.xp
     a = engine.prepare_operand(a)
     bt = engine.prepare_operand(xp.swapaxes(b, -1, -2))
-    probed, reuse = _probed_single(
-        engine, a, bt, precision=precision, mode=mode, out_dtype=out_dtype, out_bits=out_bits,
-        complex_method=complex_method, phase_a=phase_a, timer=timer,
-    )  # fmt: skip
+    try:
+        probed, reuse = _probed_single(
+            engine, a, bt, precision=precision, mode=mode, out_dtype=out_dtype,
+            out_bits=out_bits, complex_method=complex_method, phase_a=phase_a, timer=timer,
+        )  # fmt: skip
+    except DeviceMemoryError:
+        raise
+    except MemoryError as exc:
+        if engine.xp is np:
+            raise
+        raise _plan_memory_error(engine, a, bt) from exc
     if probed is not None:
         return probed
     plan, planner = plan_matmul(
