@@ -73,3 +73,30 @@ def test_unknown_rounding_of_the_scaled_integers_is_refused():
         NumpyEngine().residues(x, np.zeros(2, np.int64), moduli_set(4), "round")
     with pytest.raises(ValueError, match=r"rounding is one of .*not 'ceil'"):
         rounding_macros("ceil")
+
+
+def test_plan_allocation_failures_on_a_device_state_the_bytes():
+    """An allocation failure of the accuracy plan's own work on a device array library
+    becomes DeviceMemoryError with a lower estimate of the bytes; the NumPy engine's
+    MemoryError and an engine's own DeviceMemoryError pass through unchanged."""
+    import types
+
+    from ozfft.scheme import gemm as scheme
+
+    class _Device:  # an engine whose arrays are not numpy's
+        xp = types.SimpleNamespace(iscomplexobj=np.iscomplexobj)
+
+    a, bt = np.ones((3, 5), np.complex128), np.ones((4, 5), np.complex128)
+    with pytest.raises(ozfft.DeviceMemoryError, match=r"3x5x4 product.*needs \d+ bytes") as info:
+        with scheme._plan_memory(_Device(), a, bt):
+            raise MemoryError("out of device memory")
+    assert info.value.needed_bytes >= 8 * 4 * scheme._BLOCK_ENTRIES + 16 * (3 + 4) * 5
+    own = ozfft.DeviceMemoryError("the product", 123)
+    with pytest.raises(ozfft.DeviceMemoryError) as same:
+        with scheme._plan_memory(_Device(), a, bt):
+            raise own
+    assert same.value is own
+    with pytest.raises(MemoryError) as plain:
+        with scheme._plan_memory(NumpyEngine(), a, bt):
+            raise MemoryError("host")
+    assert type(plain.value) is MemoryError

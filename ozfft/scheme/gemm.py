@@ -39,8 +39,8 @@ one integer per operand and moduli count (the shifts of every count from the def
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
-from contextlib import AbstractContextManager, nullcontext
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager, contextmanager, nullcontext
 from dataclasses import dataclass, field, replace
 from functools import cache
 from typing import Any
@@ -1007,7 +1007,7 @@ def plan_matmul(
     A device allocation failure of the decision's own work is raised as
     :class:`DeviceMemoryError` (with a lower estimate of the bytes it needs).
     """
-    try:
+    with _plan_memory(engine, a, bt):
         planner = _Planner(
             engine,
             a,
@@ -1022,21 +1022,26 @@ def plan_matmul(
             index=index,
         )
         return planner.plan(), planner
+
+
+@contextmanager
+def _plan_memory(engine: Engine, a: Any, bt: Any) -> Iterator[None]:
+    """A device allocation failure of the decision's own work raised as
+    :class:`DeviceMemoryError` with a lower estimate of the bytes it needs (the NumPy
+    engine's ``MemoryError`` and the engines' own ``DeviceMemoryError`` pass through)."""
+    try:
+        yield
     except DeviceMemoryError:
         raise
     except MemoryError as exc:
         if engine.xp is np:
             raise
-        raise _plan_memory_error(engine, a, bt) from exc
-
-
-def _plan_memory_error(engine: Engine, a: Any, bt: Any) -> DeviceMemoryError:
-    """A device allocation failure of the decision's own work, as
-    :class:`DeviceMemoryError` with a lower estimate of the bytes it needs."""
-    m, k = a.shape[-2:]
-    n = bt.shape[-2]
-    needed = 8 * (4 * _BLOCK_ENTRIES + (m + n) * k * (2 if engine.xp.iscomplexobj(a) else 1))
-    return DeviceMemoryError(f"the accuracy plan of an emulated {m}x{k}x{n} product", needed)
+        m, k = a.shape[-2:]
+        n = bt.shape[-2]
+        parts = 2 if engine.xp.iscomplexobj(a) else 1
+        needed = 8 * (4 * _BLOCK_ENTRIES + (m + n) * k * parts)
+        what = f"the accuracy plan of an emulated {m}x{k}x{n} product"
+        raise DeviceMemoryError(what, needed) from exc
 
 
 #: the most work (batch m n k) whose product on the default count is queued before the
@@ -1169,17 +1174,11 @@ def guaranteed_matmul(
     xp = engine.xp
     a = engine.prepare_operand(a)
     bt = engine.prepare_operand(xp.swapaxes(b, -1, -2))
-    try:
+    with _plan_memory(engine, a, bt):
         probed, reuse = _probed_single(
             engine, a, bt, precision=precision, mode=mode, out_dtype=out_dtype,
             out_bits=out_bits, complex_method=complex_method, phase_a=phase_a, timer=timer,
         )  # fmt: skip
-    except DeviceMemoryError:
-        raise
-    except MemoryError as exc:
-        if engine.xp is np:
-            raise
-        raise _plan_memory_error(engine, a, bt) from exc
     if probed is not None:
         return probed
     plan, planner = plan_matmul(
