@@ -592,3 +592,74 @@ def test_a_one_pass_probe_gives_the_staged_plan_and_bits(dtype, case, rng):
     assert scheme._near_overflow(probe.maxima, out_bits) == (case == "near_overflow")
     assert plan == want_plan
     np.testing.assert_array_equal(got, want)
+
+
+class _GivenStatsEngine(NumpyEngine):
+    """The NumPy engine with a probe that, like the CUDA engine's past k = 64, answers only
+    when given the statistics: the staged test's result, or with ``fail`` a deficit (the
+    whole decision then runs on the statistics and the subset formed for the probe)."""
+
+    has_plan_probe = True
+
+    def __init__(self, fail: bool) -> None:
+        super().__init__()
+        self.fail = fail
+        self.probes: list = []
+        self.inside = False  # within the reference (its own statistics and subset)
+
+    def tiled_plan_probe(self, a, bt, *, stats=None, index=None, **kwargs):
+        from ozfft.engines.base import TiledProbe
+        from tests.helpers import staged_tiled_probe
+
+        if stats is None:
+            return None
+        r = kwargs["pairing_offset"] - 1 - 2 * kwargs["lower_bound_bits"]
+        self.inside = True
+        probe, expected, subset = staged_tiled_probe(
+            self, a, bt, budget_bits=kwargs["budget_bits"], r=r
+        )
+        self.inside = False
+        assert kwargs == expected
+        assert (index is None) == (subset is None)
+        assert index is None or np.array_equal(index, subset)
+        self.probes.append(probe)
+        return lambda: TiledProbe(1, 0, probe.maxima) if self.fail else probe
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.complex128])
+@pytest.mark.parametrize("k", [100, 300])  # all of k; a 128-index subset
+@pytest.mark.parametrize("fail", [False, True])
+def test_a_probe_given_statistics_gives_the_staged_plan_and_bits(dtype, k, fail, rng, monkeypatch):
+    """The probe with given statistics (any k): the staged decision's plan and bits, and
+    the statistics and the inner-index subset are formed once per call, whether the probe
+    proves the default count or the whole decision runs after it."""
+    a = phi_matrix(rng, (2, 12, k), 0.5, dtype)
+    b = phi_matrix(rng, (2, k, 9), 0.5, dtype)
+    kw = {
+        "precision": "fp64",
+        "mode": "fast",
+        "out_dtype": np.dtype(dtype),
+        "out_bits": 53,
+        "exact_bits": (53, 53),
+    }
+    want, want_plan = scheme.guaranteed_matmul(ENGINE, a, b, **kw)
+    engine = _GivenStatsEngine(fail)
+    calls = collections.Counter()
+    subset, row_stats = scheme._subset, NumpyEngine.row_stats
+
+    def counted_subset(*args):
+        calls["subset"] += not engine.inside
+        return subset(*args)
+
+    def counted_stats(self, *args, **kwargs):
+        calls["row_stats"] += not engine.inside
+        return row_stats(self, *args, **kwargs)
+
+    monkeypatch.setattr(scheme, "_subset", counted_subset)
+    monkeypatch.setattr(NumpyEngine, "row_stats", counted_stats)
+    got, plan = scheme.guaranteed_matmul(engine, a, b, **kw)
+    (probe,) = engine.probes
+    assert probe.deficit_a <= 0 and probe.deficit_b <= 0  # well-scaled: the test proves it
+    assert calls == {"subset": 1, "row_stats": 2}
+    assert plan == want_plan
+    np.testing.assert_array_equal(got, want)

@@ -106,6 +106,9 @@ SPLIT_ROUNDING = "trunc"
 _OVERFLOW_EXP = {53: 1024, 24: 128, 11: 16}
 #: "infinitely many bits": a deficit no moduli count can meet
 _NEVER = 1 << 24
+#: "no inner-index subset given": the decision picks it (:func:`_subset`; its own None
+#: means all of k)
+_PICK = object()
 
 #: a context-manager factory ``timer(name)`` for the decision's own work (the API
 #: layer passes ``ozfft.profiling.phase`` bound to the engine's clock)
@@ -660,12 +663,13 @@ class _Pairing:
     then ``r + 1 + 2g - q_i + RA_i`` (docs/numerics.md). Zero rows have
     ``nb - E = -_NEVER``: they constrain nothing."""
 
-    def __init__(self, engine: Engine, a: _Operand, b: _Operand, k: int, index: Any = None) -> None:
-        """``index``: :func:`_subset`'s inner indices, where the caller has them (a
-        1-tuple: None inside means all of k)."""
+    def __init__(
+        self, engine: Engine, a: _Operand, b: _Operand, k: int, index: Any = _PICK
+    ) -> None:
+        """``index``: :func:`_subset`'s inner indices, where the caller has them."""
         self.engine = engine
         self.xp = xp = engine.xp
-        index = _subset(xp, a.x, b.x, k) if index is None else index[0]
+        index = _subset(xp, a.x, b.x, k) if index is _PICK else index
         size = k if index is None else int(index.shape[0])
         self.g = lower_bound_bits(size * (2 if xp.iscomplexobj(a.x) else 1))
         self.ma = _magnitudes(xp, a.x, a.max_exp, a.zero, self.g, index)
@@ -773,7 +777,7 @@ class _Planner:
         timer,
         phase_a="int8",
         stats=None,
-        index=None,
+        index=_PICK,
     ):
         self.engine = engine
         self.xp = xp = engine.xp
@@ -994,11 +998,11 @@ def plan_matmul(
     timer: Timer = _no_timer,
     phase_a: str = "int8",
     stats: tuple | None = None,
-    index: tuple | None = None,
+    index: Any = _PICK,
 ) -> tuple[MatmulPlan, _Planner]:
     """The plan of ``a @ bt^T`` (rows over k, prepared operands) under the guarantee
     (``stats``: the operands' statistics in ``mode``, ``index``: :func:`_subset`'s inner
-    indices as a 1-tuple, where the caller has them).
+    indices, where the caller has them).
 
     ``phase_a="fp8"``: the same decision over at most :func:`fp8_max_moduli` INT8 moduli
     (the most an FP8 residue system stands in for), run on :func:`fp8_system_for` that
@@ -1074,8 +1078,8 @@ def _probed_single(
 
     Returns ``(None, reuse)`` where the engine has no probe for the shape (fast mode and
     INT8 only), where the tiled test does not prove the default count (the caller runs
-    the whole decision; ``reuse``: ``(stats, (index,))`` when they were formed here, else
-    None)."""
+    the whole decision; ``reuse``: the statistics and :func:`_subset`'s indices,
+    ``(stats, index)``, when they were formed here, else None)."""
     k = a.shape[-1]
     if mode != "fast" or phase_a != "int8":
         return None, None
@@ -1108,14 +1112,14 @@ def _probed_single(
                 **given,
             )
 
-    def product(rounding: str, stats: tuple | None = None) -> Any:
-        if stats is not None:  # (the statistics are the operands': the same shifts)
-            return _staged_product(engine, a, bt, plan.system, budget, "fast", out_dtype,
-                                   complex_method, rounding, stats)  # fmt: skip
+    def product(rounding: str) -> Any:
         system = plan.system
-        return _fast_product(engine, a, bt, system, budget, out_dtype, complex_method, rounding)
+        if stats is None:
+            return _fast_product(engine, a, bt, system, budget, out_dtype, complex_method, rounding)
+        return _staged_product(engine, a, bt, system, budget, "fast", out_dtype, complex_method,
+                               rounding, stats)  # fmt: skip
 
-    stats = None
+    stats = index = None
     pending = probe(k) if k <= SUBSET else None
     speculate = pending is not None  # the engine's own statistics: a small product
     if pending is None:
@@ -1129,24 +1133,24 @@ def _probed_single(
         size = k if index is None else int(index.shape[0])
         pending = probe(size, stats=stats[:2], index=index)
         if pending is None:
-            return None, (stats, (index,))
+            return None, (stats, index)
     *batch, m, _ = a.shape
     out = None
     if speculate and math.prod(batch) * m * bt.shape[-2] * k <= _SPECULATE_WORK:
         try:
-            out = product(SINGLE_ROUNDING, stats)
+            out = product(SINGLE_ROUNDING)
         except NonFiniteInputError:
             pending()  # the probe counted the same entries: its error, A first, is the answer
             raise
     result = pending()
     if result.deficit_a > 0 or result.deficit_b > 0:
-        return None, None if stats is None else (stats, (index,))
+        return None, None if stats is None else (stats, index)
     logger.debug("ozaki-II %s: %s @ %s, plan %s (%s, one-pass probe)", engine.name, a.shape,
                  bt.shape, plan.describe(), plan.reason)  # fmt: skip
     if _near_overflow(result.maxima, out_bits):
-        out = product(SPLIT_ROUNDING, stats)
+        out = product(SPLIT_ROUNDING)
     elif out is None:
-        out = product(SINGLE_ROUNDING, stats)
+        out = product(SINGLE_ROUNDING)
     return (out, plan), None
 
 
@@ -1192,7 +1196,7 @@ def guaranteed_matmul(
         timer=timer,
         phase_a=phase_a,
         stats=None if reuse is None else reuse[0],
-        index=None if reuse is None else reuse[1],
+        index=_PICK if reuse is None else reuse[1],
     )
     logger.debug(
         "ozaki-II %s: %s @ %s, plan %s (%s), mode %s",
