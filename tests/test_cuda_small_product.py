@@ -164,6 +164,32 @@ def test_fused_non_finite_as_staged(dtype, rng, monkeypatch):
 
 
 @pytest.mark.parametrize("dtype", [np.float64, np.complex128])
+def test_counted_product_leaves_non_finite_to_the_caller(dtype, rng):
+    """``counted=True`` (the plan probe has counted NaN and Inf): the product is queued and
+    returned without reading its own count, so NaN input raises nothing here; the same
+    call without it raises the count, and on finite input both give the same bits."""
+    from ozfft.ozaki.moduli import moduli_set
+    from ozfft.scheme.gemm import gaussian_system_for
+
+    _, gpu = _engines()
+    moduli = moduli_set(10)
+    if dtype == np.complex128:
+        moduli = gaussian_system_for(moduli)
+    a = cp.asarray(phi_matrix(rng, (3, 20, 40), 1.0, dtype))
+    bt = cp.asarray(phi_matrix(rng, (3, 12, 40), 1.0, dtype))
+
+    def fused(x, counted):
+        return gpu.fused_fast_product(x, bt, 60, moduli, dtype, rounding="nearest", counted=counted)
+
+    np.testing.assert_array_equal(cp.asnumpy(fused(a, True)), cp.asnumpy(fused(a, False)))
+    a[1, 2, 3] = np.nan
+    assert fused(a, True) is not None
+    with pytest.raises(ozfft.NonFiniteInputError) as info:
+        fused(a, False)
+    assert (info.value.operand, info.value.count) == ("a", 1)
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.complex128])
 def test_fused_shifts_on_extreme_rows(dtype, rng):
     """The kernel's own fast-mode shifts (OZ_SP_SHIFTS) on rows of zeros, subnormals,
     huge entries, wide exponent ranges and single entries: the NumPy engine's bits."""

@@ -279,12 +279,23 @@ class Engine(abc.ABC):
         return None
 
     def fused_fast_product(
-        self, a: Any, bt: Any, budget_bits: int, moduli: ModuliSet, out_dtype: Any, *, rounding
+        self,
+        a: Any,
+        bt: Any,
+        budget_bits: int,
+        moduli: ModuliSet,
+        out_dtype: Any,
+        *,
+        rounding: str,
+        counted: bool = False,
     ) -> Any | None:
         """:meth:`fused_product` with the fast-mode shifts for the CRT budget
         ``budget_bits`` (:meth:`row_stats`, :meth:`fast_shift`) formed in the same pass,
         non-finite entries raised as :class:`~ozfft.errors.NonFiniteInputError` (A before
-        B), or None; the same bits as the staged stages. This engine has none."""
+        B), or None; the same bits as the staged stages. ``counted``: the caller has
+        counted the operands' NaN and Inf entries already (:meth:`tiled_plan_probe`) and
+        raises them itself, so the call need not wait for its own count. This engine has
+        none."""
         return None
 
     def tiled_plan_probe(

@@ -39,7 +39,7 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from .scaling import NEAREST_MIN
+from .scaling import NEAREST_MIN, ceil_log2_int
 
 __all__ = [
     "DEFAULT_FFT_MODULI",
@@ -203,11 +203,7 @@ def pairing_offset(r: int, lower_bound_bits: int) -> int:
     return r + 1 + 2 * lower_bound_bits
 
 
-def _ceil_log2_int(v: int) -> int:
-    return max(v - 1, 0).bit_length()
-
-
 def lower_bound_bits(terms: int) -> int:
     """``g``: bits of the magnitudes of the lower-bound product so that a float64 GEMM
     of ``terms`` products of ``g``-bit integers is exact (``terms 2**(2g) <= 2**53``)."""
-    return (_FLOAT64_BITS - _ceil_log2_int(terms)) // 2
+    return (_FLOAT64_BITS - ceil_log2_int(terms)) // 2

@@ -100,6 +100,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from .residue_system import FP8_DIGIT_MAX, FP8_EXACT_BITS
+from .scaling import ceil_log2_int
 
 __all__ = [
     "FORMATS",
@@ -108,7 +109,6 @@ __all__ = [
     "align_carried",
     "bit_length",
     "carried_line_exponent",
-    "ceil_log2_int",
     "combine_diagonals",
     "data_digits",
     "fp8_stage_check",
@@ -121,11 +121,6 @@ __all__ = [
     "to_fixed",
     "twiddle_product",
 ]
-
-
-def ceil_log2_int(r: int) -> int:
-    """``ceil(log2 r)`` of a positive Python int (0 for r = 1)."""
-    return (r - 1).bit_length()
 
 
 @dataclass(frozen=True)

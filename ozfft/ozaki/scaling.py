@@ -54,6 +54,7 @@ __all__ = [
     "accurate_bound_bits",
     "accurate_shift",
     "ceil_log2",
+    "ceil_log2_int",
     "fast_shift",
     "fast_shift_squared",
     "norm1_exponent_bound",
@@ -139,6 +140,12 @@ def accurate_shift(xp, max_exp, bound_max, budget_bits: int, bound_bits: int):
 # -- 1-norm bounds for the accuracy guarantee (ozfft/ozaki/bounds.py) ------------------
 
 
+def ceil_log2_int(v: int) -> int:
+    """``ceil(log2(v))`` of a Python integer (0 for ``v <= 1``): the bits of a count of
+    terms, as the 1-norm and pairing rules take it."""
+    return max(int(v) - 1, 0).bit_length()
+
+
 def norm1_exponent_fast(xp, max_exp, sumsq, terms: int):
     """``nb`` with ``||a||_1 <= 2**nb`` from the fast-mode statistics (exact integers).
 
@@ -147,8 +154,7 @@ def norm1_exponent_fast(xp, max_exp, sumsq, terms: int):
     ``||a||_1 <= 2**(ceil((ceil_log2(terms) + ceil_log2 S) / 2) + E - 15)``.
     """
     half_bits = (2 * BOUND_MANTISSA_BITS + FRACTION_BITS) // 2
-    terms_bits = max(int(terms) - 1, 0).bit_length()
-    total = terms_bits + ceil_log2(xp, sumsq.astype(xp.int64))
+    total = ceil_log2_int(terms) + ceil_log2(xp, sumsq.astype(xp.int64))
     return -((-total) // 2) + max_exp.astype(xp.int64) - half_bits
 
 

@@ -472,14 +472,17 @@ def _fast_product(
     out_dtype: Any,
     complex_method: str,
     rounding: str,
+    *,
+    counted: bool = False,
 ) -> Any:
     """One exact product on ``moduli`` with the fast-mode shifts for the CRT budget
     ``budget_bits``: in one pass where the engine has one
-    (:meth:`~ozfft.engines.base.Engine.fused_fast_product`), else staged
+    (:meth:`~ozfft.engines.base.Engine.fused_fast_product`; ``counted``: the operands'
+    NaN and Inf entries are counted and raised by the caller), else staged
     (:func:`_staged_product`). The same bits."""
     phase_a_moduli, _ = _phase_a_moduli(moduli, engine.xp.iscomplexobj(a), complex_method)
     out = engine.fused_fast_product(
-        a, bt, budget_bits, phase_a_moduli, out_dtype, rounding=rounding
+        a, bt, budget_bits, phase_a_moduli, out_dtype, rounding=rounding, counted=counted
     )
     if out is not None:
         return out
@@ -1114,8 +1117,9 @@ def _probed_single(
 
     def product(rounding: str) -> Any:
         system = plan.system
-        if stats is None:
-            return _fast_product(engine, a, bt, system, budget, out_dtype, complex_method, rounding)
+        if stats is None:  # the probe counts NaN and Inf and raises them (pending())
+            return _fast_product(engine, a, bt, system, budget, out_dtype, complex_method,
+                                 rounding, counted=True)  # fmt: skip
         return _staged_product(engine, a, bt, system, budget, "fast", out_dtype, complex_method,
                                rounding, stats)  # fmt: skip
 

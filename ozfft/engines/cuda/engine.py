@@ -31,6 +31,7 @@ from ..._logging import logger
 from ...errors import DeviceMemoryError, NonFiniteInputError
 from ...ozaki.moduli import ModuliSet, moduli_set
 from ...ozaki.residue_system import ResidueSystem
+from ...ozaki.scaling import ceil_log2_int
 from ...profiling import phase
 from ..base import (
     Engine,
@@ -419,7 +420,7 @@ class CudaEngine(Engine):
 
     def norm1_exponent_fast(self, max_exp: Any, sumsq: Any, terms: int) -> Any:
         """One ``oz_row_rule`` launch (``gemm/scaling.cu``)."""
-        return self._row_rule(max_exp, sumsq, (max(int(terms) - 1, 0).bit_length(),), 1)[0]
+        return self._row_rule(max_exp, sumsq, (ceil_log2_int(terms),), 1)[0]
 
     def _row_rule(self, max_exp: Any, sumsq: Any, args: tuple[int, ...], rule: int) -> Any:
         """``(len(args), *max_exp.shape)`` int32 values of a fast-mode row rule (the type
@@ -758,20 +759,44 @@ class CudaEngine(Engine):
         reconstruction of its 64 x 64 outputs. No residue or INT32 plane reaches device
         memory. Up to ``_SP_MAX_OUTPUTS`` outputs (complex: half); off with
         ``OZFFT_FUSED_SMALL=0``."""
-        return self._small_product(a, bt, moduli, out_dtype, rounding, (shift_a, shift_b))
+        return self._small_product(a, bt, moduli, out_dtype, rounding, shifts=(shift_a, shift_b))
 
     def fused_fast_product(
-        self, a: Any, bt: Any, budget_bits: int, moduli: ModuliSet, out_dtype: Any, *, rounding
+        self,
+        a: Any,
+        bt: Any,
+        budget_bits: int,
+        moduli: ModuliSet,
+        out_dtype: Any,
+        *,
+        rounding: str,
+        counted: bool = False,
     ) -> Any | None:
         """:meth:`fused_product` whose kernel also computes the fast-mode shifts for
         ``budget_bits`` (``OZ_SP_SHIFTS``: each block the row statistics of its 64 A and
         64 Bt rows, whole since k <= 64) and counts NaN and Inf entries, raised as
-        :class:`~ozfft.errors.NonFiniteInputError` (A first) once it has run."""
-        return self._small_product(a, bt, moduli, out_dtype, rounding, budget_bits)
+        :class:`~ozfft.errors.NonFiniteInputError` (A first) once it has run; with
+        ``counted`` (the plan probe has counted them) the count is not read and the call
+        returns without waiting for the kernel."""
+        return self._small_product(
+            a, bt, moduli, out_dtype, rounding, budget=budget_bits, check=not counted
+        )
 
-    def _small_product(self, a, bt, moduli, out_dtype, rounding, shifts) -> Any | None:
-        """The small-product kernel, given the shifts ``(shift_a, shift_b)`` or computing
-        them for the CRT budget ``shifts`` (an int); None where it does not apply."""
+    def _small_product(
+        self,
+        a: Any,
+        bt: Any,
+        moduli: ModuliSet,
+        out_dtype: Any,
+        rounding: str,
+        *,
+        shifts: tuple[Any, Any] | None = None,
+        budget: int = 0,
+        check: bool = False,
+    ) -> Any | None:
+        """The small-product kernel, given the ``shifts`` ``(shift_a, shift_b)`` or
+        computing them for the CRT budget ``budget`` (``check``: then read its NaN/Inf
+        count, and wait for it); None where it does not apply."""
         cp = self._cp
         is_complex = cp.iscomplexobj(a)
         k = a.shape[-1]
@@ -791,7 +816,7 @@ class CudaEngine(Engine):
         if batch * m * n == 0:
             return None  # nothing to launch: the staged path (and its NaN/Inf test) runs
         out_dtype = np.dtype(out_dtype)
-        in_kernel = not isinstance(shifts, tuple)  # a CRT budget, or (shift_a, shift_b)
+        in_kernel = shifts is None  # the kernel computes them for the CRT budget
         kernel = self._small_product_kernel(moduli, planes, out_dtype, rounding, in_kernel)
         if kernel is None:
             return None
@@ -801,10 +826,8 @@ class CudaEngine(Engine):
         )
         a3, bt3 = a.reshape(batch, m, k), bt.reshape(batch, n, k)  # prepared: C-contiguous
         if in_kernel:
-            budget = int(shifts)
             counts = cp.zeros(4, cp.uint64)  # NaN, Inf of A; NaN, Inf of Bt
         else:
-            budget = 0
             sa = cp.ascontiguousarray(shifts[0].reshape(batch, m).astype(cp.int32, copy=False))
             sb = cp.ascontiguousarray(shifts[1].reshape(batch, n).astype(cp.int32, copy=False))
         grid = (-(-n // _SP_TILE), -(-m // _SP_TILE))
@@ -818,10 +841,10 @@ class CudaEngine(Engine):
                 launch(
                     (*grid, items),
                     (_SP_THREADS * planes,),
-                    (a3[b0], bt3[b0], m, n, k, *shift_ptrs, out[b0], budget, counts_ptr),
+                    (a3[b0], bt3[b0], m, n, k, *shift_ptrs, out[b0], int(budget), counts_ptr),
                     shared_mem=smem,
                 )
-        if in_kernel:
+        if in_kernel and check:
             _counts_check(cp, counts, "a", "b")()
         return out.reshape(*batch_shape, m, n)
 
@@ -917,8 +940,7 @@ class CudaEngine(Engine):
         start = self._probe_kernel("oz_probe_start")
         start(_grid(_PROBE_OUT + tiles), (_THREADS,), (state, batch, m, n))
         part = "complex" if is_complex else "real"
-        terms_bits = max(int(terms) - 1, 0).bit_length()  # as norm1_exponent_fast
-        rules = (lower_bound_bits, budget_bits, terms_bits, pairing_offset, never)
+        rules = (lower_bound_bits, budget_bits, ceil_log2_int(terms), pairing_offset, never)
         if stats is None:
             rows_kernel, given = self._probe_kernel(f"oz_probe_rows_{part}"), (0,) * 5
         else:
