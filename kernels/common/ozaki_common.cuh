@@ -17,31 +17,49 @@ typedef long long oz_i64;
 // ---- Scaling statistics (gemm/scaling.cu) --------------------------------------------
 // frexp of a finite nonzero double from its bits, in integers: x = f 2**e with 1/2 <= |f|
 // < 1, and c = ceil(2**OZ_BOUND_MANTISSA_BITS |f|) (subnormals normalized first).
+// Normal numbers on the high 32-bit word (oz_frexp_bound_normal): the mantissa's top B
+// bits lie there, and the rest only decides whether c rounds up.
+static_assert(OZ_BOUND_MANTISSA_BITS <= 20, "c comes from the high word");
+__device__ __forceinline__ void oz_frexp_bound_normal(oz_u64 bits, int& e, int& c) {
+    constexpr int drop_hi = 53 - OZ_BOUND_MANTISSA_BITS - 32;  // |f| 2**B = mant / 2**drop
+    const oz_u32 hi = (oz_u32)(bits >> 32);
+    const oz_u32 top = (hi & 0xfffffu) | 0x100000u;  // mant / 2**32: 2**52 at bit 20
+    const oz_u32 rest = (top & ((1u << drop_hi) - 1u)) | (oz_u32)bits;
+    e = (int)(hi >> 20) - 1022;  // the sign is off
+    c = (int)(top >> drop_hi) + (rest != 0u);
+}
 __device__ __forceinline__ void oz_frexp_bound(oz_u64 bits, int& e, int& c) {
-    const oz_u64 field = (bits >> 52) & 0x7ff;
-    oz_u64 mant = bits & 0xfffffffffffffULL;  // |f| = (2**52 + mant) / 2**53 when normal
-    if (field == 0) {                         // subnormal: x = mant 2**-1074, mant != 0
+    if ((bits >> 52) != 0) {
+        oz_frexp_bound_normal(bits, e, c);
+    } else {  // subnormal: x = mant 2**-1074, mant != 0
+        constexpr int drop = 53 - OZ_BOUND_MANTISSA_BITS;
+        oz_u64 mant = bits & 0xfffffffffffffULL;
         const int lead = __clzll((long long)mant) - 11;  // shift the top bit to bit 52
         mant <<= lead;
         e = -1021 - lead;
-    } else {
-        mant |= 1ULL << 52;
-        e = (int)field - 1022;
+        c = (int)((mant + ((1ULL << drop) - 1)) >> drop);
     }
-    constexpr int drop = 53 - OZ_BOUND_MANTISSA_BITS;  // |f| 2**B = mant / 2**drop
-    c = (int)((mant + ((1ULL << drop) - 1)) >> drop);
 }
 
 // A finite nonzero entry's term of the fast-mode sum of squares in a row of exponent
-// row_max: ceil(c**2 2**s), s = max(2 (e - row_max) + F, MIN) <= F, in exact integers
-// (mag: the entry's bits without the sign).
+// row_max, from its oz_frexp_bound (e, c): ceil(c**2 2**s), s = max(2 (e - row_max) + F,
+// MIN) <= F, in exact 32-bit integers and without branches: c <= 2**B, so c**2 2**s <=
+// 2**(2B + F) < 2**31, and every s <= -(2B + 1) (MIN among them) gives ceil(<= 1/2) = 1,
+// which the right shift by min(-s, 2B + 1) gives as well.
+static_assert(2 * OZ_BOUND_MANTISSA_BITS + OZ_FRACTION_BITS <= 30, "terms fit 31 bits");
+static_assert(OZ_MIN_TERM_SHIFT <= -(2 * OZ_BOUND_MANTISSA_BITS + 1), "MIN gives 1 as well");
+__device__ __forceinline__ oz_i64 oz_sumsq_term_of(int e, int c, int row_max) {
+    const int s = 2 * (e - row_max) + OZ_FRACTION_BITS;
+    const oz_u32 sq = (oz_u32)(c * c);
+    int down = -s < 0 ? 0 : -s;
+    down = down < 2 * OZ_BOUND_MANTISSA_BITS + 1 ? down : 2 * OZ_BOUND_MANTISSA_BITS + 1;
+    const oz_u32 up = (sq + ((1u << down) - 1u)) >> down;
+    return s >= 0 ? (oz_i64)(sq << s) : (oz_i64)up;
+}
 __device__ __forceinline__ oz_i64 oz_sumsq_term(oz_u64 mag, int row_max) {
     int e, c;
     oz_frexp_bound(mag, e, c);
-    int s = 2 * (e - row_max) + OZ_FRACTION_BITS;
-    s = s > OZ_MIN_TERM_SHIFT ? s : OZ_MIN_TERM_SHIFT;
-    const oz_i64 sq = (oz_i64)(c * c);
-    return s >= 0 ? sq << s : (sq + ((1LL << -s) - 1)) >> -s;
+    return oz_sumsq_term_of(e, c, row_max);
 }
 
 // The fast-mode shift of a row (ozfft/ozaki/scaling.py, fast_shift) for the CRT budget L:
@@ -185,9 +203,10 @@ struct OzSplit40 {
 };
 
 // An integer congruent to d2 2**48 + d1 2**24 + d0 modulo p_i, |.| < 2**39 for INT8
-// moduli (2**47 for moduli up to 2**15).
+// moduli (2**47 for moduli up to 2**15): two exact FMAs (every partial sum is an integer
+// below 2**53).
 __device__ __forceinline__ double oz_congruent(const OzDigits24& d, int i) {
-    return d.d2 * oz_pow48[i] + d.d1 * oz_pow24[i] + d.d0;
+    return fma(d.d2, oz_pow48[i], fma(d.d1, oz_pow24[i], d.d0));
 }
 
 // The exact digits of the scaled integers of entries h0 .. h0 + 3 of a row (zero past k);

@@ -5,6 +5,30 @@
 #pragma once
 #include "common/ozaki_common.cuh"
 
+// This lane's share of the fast-mode sums of squares of R rows (oz_sumsq_term; zero,
+// Inf and NaN entries dropped), all_normal: no entry is subnormal (no clz path).
+template <int R, int V, bool all_normal>
+__device__ __forceinline__ void oz_warp_sumsq_terms(const oz_u64 (&mag)[R][V],
+                                                    const int (&row_max)[R],
+                                                    oz_i64 (&sumsq)[R]) {
+    constexpr oz_u64 inf_bits = 0x7ff0000000000000ULL;
+#pragma unroll
+    for (int r = 0; r < R; ++r) {
+        sumsq[r] = 0;
+#pragma unroll
+        for (int v = 0; v < V; ++v) {
+            int e, c;
+            if constexpr (all_normal) {
+                oz_frexp_bound_normal(mag[r][v], e, c);
+            } else {
+                oz_frexp_bound(mag[r][v], e, c);
+            }
+            const oz_i64 term = oz_sumsq_term_of(e, c, row_max[r]);
+            sumsq[r] += mag[r][v] != 0 && mag[r][v] < inf_bits ? term : 0;
+        }
+    }
+}
+
 // The statistics of R rows of `width` (<= 32 V) doubles, in every lane: row_max[r] (the
 // largest exponent, OZ_ZERO_ROW_EXP for a row without a finite nonzero entry) and
 // sumsq[r]. All R V loads are issued before the first use and both passes read the
@@ -27,19 +51,41 @@ __device__ __forceinline__ void oz_warp_row_stats(const double* const (&rows)[R]
                             ? reinterpret_cast<const oz_u64*>(rows[r])[h] & abs_mask
                             : 0ULL;
         }
+    // NaN and Inf: counted only where the warp holds any (one vote otherwise); subnormals
+    // take the general oz_frexp_bound only where the warp holds any
+    constexpr oz_u64 min_normal = 0x0010000000000000ULL;
+    bool any_bad = false, any_subnormal = false;
 #pragma unroll
-    for (int r = 0; r < R; ++r) {
-        row_max[r] = OZ_ZERO_ROW_EXP;
+    for (int r = 0; r < R; ++r)
 #pragma unroll
         for (int v = 0; v < V; ++v) {
-            if (mag[r][v] >= inf_bits) {
-                nans += mag[r][v] != inf_bits;
+            any_bad |= mag[r][v] >= inf_bits;
+            any_subnormal |= mag[r][v] != 0 && mag[r][v] < min_normal;
+        }
+    const bool all_normal = !__any_sync(0xffffffffu, any_subnormal);
+    if (__any_sync(0xffffffffu, any_bad)) {
+#pragma unroll
+        for (int r = 0; r < R; ++r)
+#pragma unroll
+            for (int v = 0; v < V; ++v) {
+                nans += mag[r][v] > inf_bits;
                 infs += mag[r][v] == inf_bits;
-            } else if (mag[r][v] != 0) {
-                int e, c;
-                oz_frexp_bound(mag[r][v], e, c);
-                row_max[r] = e > row_max[r] ? e : row_max[r];
             }
+    }
+    // the largest exponent: frexp's exponent grows with the magnitude, so it is that of the
+    // lane's largest finite magnitude (one oz_frexp_bound per lane and row), then the warp's
+#pragma unroll
+    for (int r = 0; r < R; ++r) {
+        oz_u64 top = 0;
+#pragma unroll
+        for (int v = 0; v < V; ++v) {
+            const oz_u64 finite = mag[r][v] < inf_bits ? mag[r][v] : 0ULL;
+            top = finite > top ? finite : top;
+        }
+        row_max[r] = OZ_ZERO_ROW_EXP;
+        if (top != 0) {
+            int c;
+            oz_frexp_bound(top, row_max[r], c);
         }
     }
 #pragma unroll
@@ -49,13 +95,10 @@ __device__ __forceinline__ void oz_warp_row_stats(const double* const (&rows)[R]
             const int other = __shfl_xor_sync(0xffffffffu, row_max[r], off);
             row_max[r] = other > row_max[r] ? other : row_max[r];
         }
-#pragma unroll
-    for (int r = 0; r < R; ++r) {
-        sumsq[r] = 0;
-#pragma unroll
-        for (int v = 0; v < V; ++v)
-            if (mag[r][v] != 0 && mag[r][v] < inf_bits)
-                sumsq[r] += oz_sumsq_term(mag[r][v], row_max[r]);
+    if (all_normal) {
+        oz_warp_sumsq_terms<R, V, true>(mag, row_max, sumsq);
+    } else {
+        oz_warp_sumsq_terms<R, V, false>(mag, row_max, sumsq);
     }
 #pragma unroll
     for (int off = 16; off > 0; off >>= 1)
