@@ -20,7 +20,7 @@ from .scheme.gemm import (
     fp8_max_moduli,
     fp8_system_for,
     guaranteed_matmul,
-    plan_matmul,
+    guaranteed_plan,
 )
 
 __all__ = ["SUPPORTED_DTYPES", "MatmulPlan", "matmul", "matmul_plan"]
@@ -310,7 +310,7 @@ def matmul_plan(
     a = engine.prepare_operand(xp.broadcast_to(a.astype(compute, copy=False), (*batch, m, k)))
     b = xp.broadcast_to(b.astype(compute, copy=False), (*batch, k, n))
     bt = engine.prepare_operand(xp.swapaxes(b, -1, -2))
-    plan, _ = plan_matmul(
+    return guaranteed_plan(
         engine,
         a,
         bt,
@@ -320,4 +320,3 @@ def matmul_plan(
         exact_bits=exact_bits,
         phase_a=phase_kind,
     )
-    return plan

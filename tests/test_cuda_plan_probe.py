@@ -121,6 +121,9 @@ def test_default_calls_with_the_probe_are_the_numpy_engines(dtype, shape, rng, m
         plan = matmul_plan(a, b)
         proved = probes[0].deficit_a <= 0 and probes[0].deficit_b <= 0
         assert (plan.reason == "default moduli proved (tiled bound)") == proved
+        probes.clear()  # the plan alone on the GPU: the same probe, the same plan
+        assert matmul_plan(cp.asarray(a), cp.asarray(b)) == plan
+        assert len(probes) == 1 and probes[0] is not None
         if phi == 0.5 and np.dtype(dtype) in (np.float64, np.complex128):
             assert proved
 

@@ -663,3 +663,30 @@ def test_a_probe_given_statistics_gives_the_staged_plan_and_bits(dtype, k, fail,
     assert calls == {"subset": 1, "row_stats": 2}
     assert plan == want_plan
     np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.complex128])
+@pytest.mark.parametrize("case", ["proved", "wide", "given", "given_fails"])
+def test_the_plan_alone_takes_the_probe(dtype, case, rng):
+    """``guaranteed_plan`` (what ``matmul_plan`` runs): the plan of ``guaranteed_matmul``
+    from the probe where it proves the default count, the whole decision otherwise, and no
+    product is computed either way."""
+    k = 100 if case.startswith("given") else 24
+    phi = 8.0 if case == "wide" else 0.5
+    a = phi_matrix(rng, (3, 20, k), phi, dtype)
+    b = phi_matrix(rng, (3, k, 11), phi, dtype)
+    kw = {"precision": "fp64", "mode": "fast", "out_bits": 53, "exact_bits": (53, 53)}
+    _, want = scheme.guaranteed_matmul(ENGINE, a, b, out_dtype=np.dtype(dtype), **kw)
+    engine = (
+        _GivenStatsEngine(case == "given_fails") if case.startswith("given") else _ProbingEngine()
+    )
+    products = []
+    engine.exact_product = lambda *args, **kwargs: products.append(1)
+    prepared = engine.prepare_operand(a), engine.prepare_operand(np.swapaxes(b, -1, -2))
+    plan = scheme.guaranteed_plan(engine, *prepared, **kw)
+    assert plan == want
+    (probe,) = engine.probes
+    proved = probe.deficit_a <= 0 and probe.deficit_b <= 0 and case != "given_fails"
+    assert proved == (case in ("proved", "given"))
+    assert plan.reason == "default moduli proved (tiled bound)" or not proved
+    assert products == []

@@ -80,6 +80,7 @@ __all__ = [
     "fp8_system_for",
     "gaussian_system_for",
     "guaranteed_matmul",
+    "guaranteed_plan",
     "plan_matmul",
 ]
 
@@ -1068,6 +1069,7 @@ def _probed_single(
     complex_method: str,
     phase_a: str,
     timer: Timer,
+    compute: bool = True,
 ) -> tuple[tuple[Any, MatmulPlan] | None, tuple | None]:
     """``(result, plan)`` of :func:`guaranteed_matmul` when the engine's one-pass probe
     (:meth:`~ozfft.engines.base.Engine.tiled_plan_probe`) finds that the tiled pairing
@@ -1078,6 +1080,7 @@ def _probed_single(
     count of at most :data:`_SPECULATE_WORK` is queued before the probe's answer is read
     (the GPU stays busy; a product the test does not prove is dropped); a product near
     the output's overflow is run with truncated integers (:meth:`_Planner.near_overflow`).
+    ``compute=False``: the plan alone (``result`` None; no product is queued).
 
     Returns ``(None, reuse)`` where the engine has no probe for the shape (fast mode and
     INT8 only), where the tiled test does not prove the default count (the caller runs
@@ -1125,7 +1128,7 @@ def _probed_single(
 
     stats = index = None
     pending = probe(k) if k <= SUBSET else None
-    speculate = pending is not None  # the engine's own statistics: a small product
+    speculate = compute and pending is not None  # the engine's own statistics: small k
     if pending is None:
         if not engine.has_plan_probe:
             return None, None
@@ -1151,6 +1154,8 @@ def _probed_single(
         return None, None if stats is None else (stats, index)
     logger.debug("ozaki-II %s: %s @ %s, plan %s (%s, one-pass probe)", engine.name, a.shape,
                  bt.shape, plan.describe(), plan.reason)  # fmt: skip
+    if not compute:
+        return (None, plan), None
     if _near_overflow(result.maxima, out_bits):
         out = product(SPLIT_ROUNDING)
     elif out is None:
@@ -1251,6 +1256,45 @@ def guaranteed_matmul(
         for xb, sb_ in parts_b
     ]
     return _compensated_sum(terms[::-1]), plan
+
+
+def guaranteed_plan(
+    engine: Engine,
+    a: Any,
+    bt: Any,
+    *,
+    precision: str,
+    mode: str,
+    out_bits: int,
+    exact_bits: tuple[int, int],
+    phase_a: str = "int8",
+    timer: Timer = _no_timer,
+) -> MatmulPlan:
+    """The plan :func:`guaranteed_matmul` runs for prepared ``a`` and ``bt`` (rows over k),
+    without the product: the one-pass probe where it proves the default count, else
+    :func:`plan_matmul` (reusing what the probe formed). The same plan either way."""
+    with _plan_memory(engine, a, bt):
+        probed, reuse = _probed_single(
+            engine, a, bt, precision=precision, mode=mode, out_dtype=None, out_bits=out_bits,
+            complex_method="gaussian", phase_a=phase_a, timer=timer, compute=False,
+        )  # fmt: skip
+    if probed is not None:
+        return probed[1]
+    plan, planner = plan_matmul(
+        engine,
+        a,
+        bt,
+        precision=precision,
+        mode=mode,
+        out_bits=out_bits,
+        exact_bits=exact_bits,
+        timer=timer,
+        phase_a=phase_a,
+        stats=None if reuse is None else reuse[0],
+        index=_PICK if reuse is None else reuse[1],
+    )
+    planner.release()
+    return plan
 
 
 def _compensated_sum(terms: list) -> Any:
