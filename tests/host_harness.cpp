@@ -72,6 +72,15 @@ void oz_host_fast_shift(const long long* max_exp, const long long* sumsq, long l
     for (long e = 0; e < n; ++e) out[e] = oz_fast_shift_of(max_exp[e], sumsq[e], budget);
 }
 
+// floor(|x| 2**t) of each x from its bits (oz_floor_scaled: the probe's g-bit magnitudes)
+void oz_host_floor_scaled(const double* x, const int* t, unsigned* out, long n) {
+    for (long e = 0; e < n; ++e) {
+        oz_u64 mag;
+        __builtin_memcpy(&mag, x + e, sizeof mag);
+        out[e] = oz_floor_scaled(mag & 0x7fffffffffffffffULL, t[e]);
+    }
+}
+
 // the 1-norm exponent of each row (oz_norm1_exponent_of)
 void oz_host_norm1_exponent(const long long* max_exp, const long long* sumsq,
                             long long terms_bits, long long* out, long n) {
@@ -117,5 +126,11 @@ void oz_host_gaussian_residues(const double* x, const int* shift, int* plus, int
 void oz_host_mod_nonneg(const int* t, uint32_t* out, long n) {
     for (long e = 0; e < n; ++e)
         for (int i = 0; i < OZ_NUM_MODULI; ++i) out[e * OZ_NUM_MODULI + i] = oz_mod_nonneg(t[e], oz_moduli[i]);
+}
+
+void oz_host_mod_nonneg_small(const int* t, uint32_t* out, long n) {
+    for (long e = 0; e < n; ++e)
+        for (int i = 0; i < OZ_NUM_MODULI; ++i)
+            out[e * OZ_NUM_MODULI + i] = oz_mod_nonneg_small(t[e], oz_moduli[i]);
 }
 }

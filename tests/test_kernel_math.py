@@ -316,6 +316,33 @@ def test_kernel_norm1_exponent_matches_the_rule(harness, terms, rng):
     np.testing.assert_array_equal(out, norm1_exponent_fast(np, max_exp, sumsq, terms))
 
 
+def test_kernel_floor_scaled_is_floor_of_scalbn(harness, rng):
+    """oz_floor_scaled (the plan probe's g-bit magnitudes floor(2**(g - E)|x|), in integers)
+    is floor(ldexp(|x|, t)) wherever that is below 2**32: normal and subnormal x (small
+    mantissas shifted left), zeros, results of 0, of exactly 2**k and just below, and t
+    from -1100 to 1100."""
+    lib = harness(16)
+    e = rng.integers(-1074, 1024, 4000)
+    x = np.ldexp(rng.uniform(0.5, 1.0, e.size), e)
+    x[:300] = rng.integers(1, 2**20, 300) * 2.0**-1074  # subnormals, small mantissas
+    x[300:400] = 0.0
+    x[400:600] = np.ldexp(1.0, e[400:600])  # powers of two
+    x[600:800] = np.nextafter(x[600:800], 0.0)
+    x *= np.where(rng.random(x.size) < 0.5, -1.0, 1.0)
+    top = np.frexp(np.abs(x))[1]  # |x| < 2**top
+    g = rng.integers(0, 32, x.size)
+    t = (g - top).astype(np.int32)
+    t[:100] = rng.integers(1000, 1100, 100)  # subnormal rows scaled up past 2**1023
+    t[300:400] = rng.integers(-1100, 1100, 100)
+    keep = np.ldexp(np.abs(x), np.clip(t, -2000, 2000)) < 2.0**32
+    x, t = np.ascontiguousarray(x[keep]), np.ascontiguousarray(t[keep])
+    out = np.empty(x.size, np.uint32)
+    lib.oz_host_floor_scaled(_ptr(x), _ptr(t), _ptr(out), ctypes.c_long(x.size))
+    want = [int(Fraction(abs(float(v))) * Fraction(2) ** int(s)) for v, s in zip(x, t, strict=True)]
+    np.testing.assert_array_equal(out.astype(np.int64), np.array(want, np.int64))
+    assert x.size > 3500 and np.count_nonzero(out == 0) > 50
+
+
 def test_kernel_mod_nonneg(harness, rng):
     lib = harness(20)
     t = np.concatenate([rng.integers(-(2**31), 2**31, 3000), [0, -1, 1, 2**31 - 1, -(2**31)]])
@@ -324,6 +351,12 @@ def test_kernel_mod_nonneg(harness, rng):
     lib.oz_host_mod_nonneg(_ptr(t), _ptr(out), ctypes.c_long(t.size))
     for i, p in enumerate(moduli_set(20).moduli):
         np.testing.assert_array_equal(out[:, i], t % p)
+    # the small-product kernel's form for |t| < 2**30
+    small = np.concatenate([t[:3000] // 2, [0, -1, 1, 2**30 - 1, -(2**30) + 1]]).astype(np.int32)
+    out = np.empty((small.size, 20), np.uint32)
+    lib.oz_host_mod_nonneg_small(_ptr(small), _ptr(out), ctypes.c_long(small.size))
+    for i, p in enumerate(moduli_set(20).moduli):
+        np.testing.assert_array_equal(out[:, i], small.astype(np.int64) % p)
 
 
 @pytest.mark.parametrize("budget", [31, 117, 147])

@@ -82,6 +82,20 @@ __device__ __forceinline__ oz_i64 oz_norm1_exponent_of(oz_i64 max_exp, oz_i64 su
     const oz_i64 total = terms_bits + oz_ceil_log2(sumsq);
     return ((total + 1) >> 1) + max_exp - (2 * OZ_BOUND_MANTISSA_BITS + OZ_FRACTION_BITS) / 2;
 }
+
+// floor(|x| 2**t) for a finite x (mag: its bits without the sign) where the result is
+// below 2**32 (the accuracy plan's g-bit magnitudes: |x| < 2**E, t = g - E, g <= 26), in
+// integers: |x| = mant 2**(ex - 1075) with mant = 2**52 + frac for normal x (ex its
+// exponent field), frac for subnormal x (ex = 1), so the result is mant shifted right by
+// 1075 - ex - t (left where that is negative: small mantissas of subnormals). The same
+// integer as floor(scalbn(|x|, t)): scalbn rounds only below 2**-1022, where both are 0.
+__device__ __forceinline__ oz_u32 oz_floor_scaled(oz_u64 mag, int t) {
+    const int field = (int)(mag >> 52);
+    const oz_u64 mant = (mag & 0xfffffffffffffULL) | (field != 0 ? 1ULL << 52 : 0ULL);
+    const int down = 1075 - (field != 0 ? field : 1) - t;
+    if (down >= 64) return 0u;
+    return (oz_u32)(down >= 0 ? mant >> down : mant << -down);
+}
 #endif
 
 #ifdef OZ_NUM_MODULI
@@ -291,6 +305,14 @@ __device__ __forceinline__ void oz_gaussian_residues(const OzDigits24& re, const
 __device__ __forceinline__ oz_u32 oz_mod_nonneg(int t, int p) {
     int r = t % p;
     return (oz_u32)(r < 0 ? r + p : r);
+}
+
+// oz_mod_nonneg for |t| < 2**30 (INT8 sums of short products: 64 terms of 2**14): t plus a
+// multiple of p that makes it non-negative, reduced as an unsigned integer (a multiply-high,
+// a shift and a multiply-add, without the sign fix-ups of the signed remainder).
+__device__ __forceinline__ oz_u32 oz_mod_nonneg_small(int t, int p) {
+    const oz_u32 lift = ((1u << 30) + (oz_u32)p - 1u) / (oz_u32)p * (oz_u32)p;  // >= 2**30
+    return ((oz_u32)t + lift) % (oz_u32)p;
 }
 
 

@@ -150,7 +150,8 @@ __device__ __forceinline__ void oz_probe_rows_body(
             const int local = OZ_PROBE_TILE * tile + r;
             const int e = row_exp[local];
             if (local < valid && e != OZ_ZERO_ROW_EXP) {
-                const oz_u32 mag = (oz_u32)floor(scalbn(fabs(x[local * row_len + col]), g - e));
+                const oz_u64 bits = reinterpret_cast<const oz_u64*>(x)[local * row_len + col];
+                const oz_u32 mag = oz_floor_scaled(bits & 0x7fffffffffffffffULL, g - e);
                 lo = mag < lo ? mag : lo;
             }
         }

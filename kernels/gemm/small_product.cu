@@ -27,6 +27,7 @@
 #define OZ_SP_TILE 64                   // output rows and columns of a block
 #define OZ_SP_K 64                      // the longest k (two k-steps of 32)
 #define OZ_SP_KSTEPS (OZ_SP_K / 32)
+static_assert(OZ_SP_K * 128 * 128 < (1 << 30), "INT32 sums fit oz_mod_nonneg_small");
 #define OZ_SP_QUADS (OZ_SP_K / 4)       // 4-entry groups of a row
 #define OZ_SP_A_FRAG 512                // bytes of one A fragment (16 x 32)
 #define OZ_SP_B_FRAG 256                // bytes of one Bt fragment (8 x 32)
@@ -268,7 +269,7 @@ __device__ __forceinline__ void oz_small_product_body(const double* __restrict__
                     for (int u = 0; u < tiles; ++u)
 #pragma unroll
                         for (int e = 0; e < 4; ++e)
-                            sum_at(i, p, 4 * u + e) = (unsigned char)oz_mod_nonneg(acc[u][e], p_i);
+                            sum_at(i, p, 4 * u + e) = (unsigned char)oz_mod_nonneg_small(acc[u][e], p_i);
                 }
             }
         }
