@@ -1187,26 +1187,12 @@ def guaranteed_matmul(
     xp = engine.xp
     a = engine.prepare_operand(a)
     bt = engine.prepare_operand(xp.swapaxes(b, -1, -2))
-    with _plan_memory(engine, a, bt):
-        probed, reuse = _probed_single(
-            engine, a, bt, precision=precision, mode=mode, out_dtype=out_dtype,
-            out_bits=out_bits, complex_method=complex_method, phase_a=phase_a, timer=timer,
-        )  # fmt: skip
+    probed, plan, planner = _decision(
+        engine, a, bt, precision=precision, mode=mode, out_dtype=out_dtype, out_bits=out_bits,
+        exact_bits=exact_bits, complex_method=complex_method, phase_a=phase_a, timer=timer,
+    )  # fmt: skip
     if probed is not None:
         return probed
-    plan, planner = plan_matmul(
-        engine,
-        a,
-        bt,
-        precision=precision,
-        mode=mode,
-        out_bits=out_bits,
-        exact_bits=exact_bits,
-        timer=timer,
-        phase_a=phase_a,
-        stats=None if reuse is None else reuse[0],
-        index=_PICK if reuse is None else reuse[1],
-    )
     logger.debug(
         "ozaki-II %s: %s @ %s, plan %s (%s), mode %s",
         engine.name,
@@ -1273,13 +1259,42 @@ def guaranteed_plan(
     """The plan :func:`guaranteed_matmul` runs for prepared ``a`` and ``bt`` (rows over k),
     without the product: the one-pass probe where it proves the default count, else
     :func:`plan_matmul` (reusing what the probe formed). The same plan either way."""
+    _, plan, planner = _decision(
+        engine, a, bt, precision=precision, mode=mode, out_dtype=None, out_bits=out_bits,
+        exact_bits=exact_bits, complex_method="gaussian", phase_a=phase_a, timer=timer,
+        compute=False,
+    )  # fmt: skip
+    if planner is not None:
+        planner.release()
+    return plan
+
+
+def _decision(
+    engine: Engine,
+    a: Any,
+    bt: Any,
+    *,
+    precision: str,
+    mode: str,
+    out_dtype: Any,
+    out_bits: int,
+    exact_bits: tuple[int, int],
+    complex_method: str,
+    phase_a: str,
+    timer: Timer,
+    compute: bool = True,
+) -> tuple[tuple[Any, MatmulPlan] | None, MatmulPlan, _Planner | None]:
+    """``(probed, plan, planner)``: the one-pass probe's ``(result, plan)`` where it proves
+    the default count (:func:`_probed_single`; ``compute``: with the product), else None,
+    :func:`plan_matmul`'s plan and its planner (reusing what the probe formed)."""
     with _plan_memory(engine, a, bt):
         probed, reuse = _probed_single(
-            engine, a, bt, precision=precision, mode=mode, out_dtype=None, out_bits=out_bits,
-            complex_method="gaussian", phase_a=phase_a, timer=timer, compute=False,
+            engine, a, bt, precision=precision, mode=mode, out_dtype=out_dtype,
+            out_bits=out_bits, complex_method=complex_method, phase_a=phase_a, timer=timer,
+            compute=compute,
         )  # fmt: skip
     if probed is not None:
-        return probed[1]
+        return probed, probed[1], None
     plan, planner = plan_matmul(
         engine,
         a,
@@ -1293,8 +1308,7 @@ def guaranteed_plan(
         stats=None if reuse is None else reuse[0],
         index=_PICK if reuse is None else reuse[1],
     )
-    planner.release()
-    return plan
+    return None, plan, planner
 
 
 def _compensated_sum(terms: list) -> Any:
