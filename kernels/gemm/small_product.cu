@@ -63,8 +63,9 @@ __device__ __forceinline__ int oz_sp_b_offset(int r, int h0) {
 
 // The residues of moduli chunk * OZ_SP_CHUNK .. of the block's A rows (a tile of 64 rows
 // of the item from row0) and Bt rows into shared memory: planes 1 (real) or 2 (Gaussian:
-// rmod(re +- j im)), [modulus in chunk][plane][A | Bt]. Rows past m (n) are zero; shift[r]
-// is the shift of the tile's row r.
+// rmod(re +- j im)), [modulus in chunk][plane][A | Bt]. Rows past m (n) and quads past k
+// are stored as zeros without their residue work (a stack of 32 x 32 x 32 items is three
+// quarters padding); shift[r] is the shift of the tile's row r.
 // (chunk is a constant once the caller's loop over chunks is unrolled, and so is each
 // modulus index: the moduli and their constants stay immediates.)
 template <int planes>
@@ -77,14 +78,21 @@ __device__ __forceinline__ void oz_sp_fill(char* smem, int chunk, const double* 
         const long long row = row0 + r;
         const int off = is_b ? planes * OZ_SP_A_PLANE + oz_sp_b_offset(r, h0)
                              : oz_sp_a_offset(r, h0);
+        if (row >= rows || h0 >= k) {  // padding (short rows, k < OZ_SP_K): zero residues
+#pragma unroll
+            for (int i = 0; i < OZ_NUM_MODULI; ++i) {
+                if (i / OZ_SP_CHUNK == chunk) {
+                    char* base = smem + (i % OZ_SP_CHUNK) * per_modulus + off;
+#pragma unroll
+                    for (int p = 0; p < planes; ++p)
+                        *reinterpret_cast<int*>(base + p * (is_b ? OZ_SP_B_PLANE : OZ_SP_A_PLANE)) = 0;
+                }
+            }
+            continue;
+        }
         if constexpr (planes == 1) {
             OzEntryDigits re[4], im[4];
-            if (row < rows) {
-                oz_row_digits<1>(x + row * k, h0, k, shift[r], re, im);
-            } else {
-#pragma unroll
-                for (int e = 0; e < 4; ++e) re[e].clear();
-            }
+            oz_row_digits<1>(x + row * k, h0, k, shift[r], re, im);
 #pragma unroll
             for (int i = 0; i < OZ_NUM_MODULI; ++i) {
                 const int c = i % OZ_SP_CHUNK;
@@ -98,15 +106,7 @@ __device__ __forceinline__ void oz_sp_fill(char* smem, int chunk, const double* 
 #ifdef OZ_GAUSSIAN
             const int plane_bytes = is_b ? OZ_SP_B_PLANE : OZ_SP_A_PLANE;
             OzDigits24 re[4], im[4];
-            if (row < rows) {
-                oz_row_digits<2>(x + row * k * 2, h0, k, shift[r], re, im);
-            } else {
-#pragma unroll
-                for (int e = 0; e < 4; ++e) {
-                    re[e].clear();
-                    im[e].clear();
-                }
-            }
+            oz_row_digits<2>(x + row * k * 2, h0, k, shift[r], re, im);
 #pragma unroll
             for (int i = 0; i < OZ_NUM_MODULI; ++i) {
                 const int c = i % OZ_SP_CHUNK;
