@@ -14,8 +14,10 @@ pytestmark = pytest.mark.gpu
 cp = pytest.importorskip("cupy")
 
 DTYPES = [np.float32, np.float64, np.complex64, np.complex128]
-#: (batch, m, k, n): one tile, partial tiles, several tiles each way, k = 1, the largest k
-SHAPES = [(5, 64, 64, 64), (3, 37, 50, 29), (1, 130, 64, 70), (2, 1, 1, 1), (4, 65, 63, 129)]
+#: (batch, m, k, n): one tile, partial tiles, several tiles each way, k = 1, the largest k;
+#: items of at most 32 (16) rows and columns, two (four) to a block, odd counts among them
+SHAPES = [(5, 64, 64, 64), (3, 37, 50, 29), (1, 130, 64, 70), (2, 1, 1, 1), (4, 65, 63, 129),
+          (7, 32, 64, 32), (5, 17, 33, 32), (9, 16, 40, 11), (3, 3, 64, 16)]  # fmt: skip
 
 
 def _engines():
@@ -107,17 +109,19 @@ def test_fused_product_is_residues_then_exact_product(rounding, dtype, rng):
     np.testing.assert_array_equal(cp.asnumpy(got), want)
 
 
-def test_fused_stack_past_the_grid_limit(rng, monkeypatch):
-    """A stack launches in cuts of _GRID_Z items (grid z): cuts inside the stack give the
-    same bits."""
+@pytest.mark.parametrize("m, grid_z", [(40, 4), (9, 1)])  # one item a block; four
+def test_fused_stack_past_the_grid_limit(m, grid_z, rng, monkeypatch):
+    """A stack launches in cuts of _GRID_Z blocks (grid z) of one item, or of four items of
+    at most 16 rows and columns: cuts inside the stack, and a last block short of items,
+    give the same bits."""
     from ozfft.engines.cuda import engine as cuda_engine_module
 
-    a = phi_matrix(rng, (11, 9, 16), 1.0, np.complex128)
+    a = phi_matrix(rng, (11, m, 16), 1.0, np.complex128)
     b = phi_matrix(rng, (11, 16, 7), 1.0, np.complex128)
     want = ozfft.matmul(a, b, moduli=12)
-    monkeypatch.setattr(cuda_engine_module, "_GRID_Z", 4)
+    monkeypatch.setattr(cuda_engine_module, "_GRID_Z", grid_z)
     got, prof = _gpu_call(a, b, moduli=12)
-    assert prof.calls["fused"] == 3
+    assert prof.calls["fused"] == 3  # 4 + 4 + 3 items
     np.testing.assert_array_equal(got, want)
 
 
@@ -146,14 +150,15 @@ def test_fused_declines_what_it_cannot_read(rng):
 
 
 @pytest.mark.parametrize("dtype", [np.float64, np.complex128])
-def test_fused_non_finite_as_staged(dtype, rng, monkeypatch):
-    """NaN and Inf entries (counted by the kernel that computes the shifts) are refused
-    with the staged path's message: the operand (A first) and the count."""
-    a = phi_matrix(rng, (3, 70, 8), 1.0, dtype)
-    b = phi_matrix(rng, (3, 8, 130), 1.0, dtype)
+@pytest.mark.parametrize("m, n", [(70, 130), (20, 30)])  # several tiles; two items a block
+def test_fused_non_finite_as_staged(dtype, m, n, rng, monkeypatch):
+    """NaN and Inf entries (counted by the kernel that computes the shifts, each once) are
+    refused with the staged path's message: the operand (A first) and the count."""
+    a = phi_matrix(rng, (3, m, 8), 1.0, dtype)
+    b = phi_matrix(rng, (3, 8, n), 1.0, dtype)
     a[1, 2, 3] = np.nan
-    a[2, 69, 0] = np.inf
-    b[0, 0, 129] = np.nan
+    a[2, m - 1, 0] = np.inf
+    b[0, 0, n - 1] = np.nan
     for x, y, operand, count in ((a, b, "a", 2), (np.nan_to_num(a), b, "b", 1)):
         for fused in ("1", "0"):
             monkeypatch.setenv("OZFFT_FUSED_SMALL", fused)

@@ -61,24 +61,46 @@ __device__ __forceinline__ int oz_sp_b_offset(int r, int h0) {
     return (tile * OZ_SP_KSTEPS + ks) * OZ_SP_B_FRAG + lane * 8 + reg * 4;
 }
 
+// The rows of one operand in a block's tile: tile row r (< 64) is row row0 + r % span of
+// item item0 + r / span, span = 2**span_shift = 64 / pack. One item per block (pack 1:
+// rows row0 ..), or `pack` small items (m, n <= span) side by side, whose products are the
+// tile's diagonal span x span blocks. Rows past `rows` and items past `items` are padding.
+struct OzSpRows {
+    const double* x;  // the launch's stack: items x rows x row_len doubles
+    long long rows, row0, item0, items, row_len;
+    int span_shift;
+    __device__ __forceinline__ long long item(int r) const { return item0 + (r >> span_shift); }
+    __device__ __forceinline__ long long row(int r) const {
+        return row0 + (r & ((1 << span_shift) - 1));
+    }
+    __device__ __forceinline__ bool valid(int r) const {
+#ifdef OZ_SP_PACKED
+        return item(r) < items && row(r) < rows;
+#else
+        return row(r) < rows;  // (one item per block: every block's item exists)
+#endif
+    }
+    // row r's index in the stack's (items x rows) rows, and its first double
+    __device__ __forceinline__ long long index(int r) const { return item(r) * rows + row(r); }
+    __device__ __forceinline__ const double* ptr(int r) const { return x + index(r) * row_len; }
+};
+
 // The residues of moduli chunk * OZ_SP_CHUNK .. of the block's A rows (a tile of 64 rows
 // of the item from row0) and Bt rows into shared memory: planes 1 (real) or 2 (Gaussian:
-// rmod(re +- j im)), [modulus in chunk][plane][A | Bt]. Rows past m (n) and quads past k
-// are stored as zeros without their residue work (a stack of 32 x 32 x 32 items is three
-// quarters padding); shift[r] is the shift of the tile's row r.
+// rmod(re +- j im)), [modulus in chunk][plane][A | Bt]. Padding rows (OzSpRows) and quads
+// past k are stored as zeros without their residue work; shift[r] is the shift of the
+// tile's row r.
 // (chunk is a constant once the caller's loop over chunks is unrolled, and so is each
 // modulus index: the moduli and their constants stay immediates.)
 template <int planes>
-__device__ __forceinline__ void oz_sp_fill(char* smem, int chunk, const double* __restrict__ x,
-                                           long long rows, long long row0, long long k,
-                                           const int* __restrict__ shift, bool is_b) {
+__device__ __forceinline__ void oz_sp_fill(char* smem, int chunk, const OzSpRows& src,
+                                           long long k, const int* __restrict__ shift, bool is_b) {
     constexpr int per_modulus = planes * (OZ_SP_A_PLANE + OZ_SP_B_PLANE);
     for (int q = threadIdx.x; q < OZ_SP_TILE * OZ_SP_QUADS; q += blockDim.x) {
         const int r = q / OZ_SP_QUADS, h0 = 4 * (q % OZ_SP_QUADS);
-        const long long row = row0 + r;
         const int off = is_b ? planes * OZ_SP_A_PLANE + oz_sp_b_offset(r, h0)
                              : oz_sp_a_offset(r, h0);
-        if (row >= rows || h0 >= k) {  // padding (short rows, k < OZ_SP_K): zero residues
+        if (!src.valid(r) || h0 >= k) {  // padding (short rows, k < OZ_SP_K): zero residues
 #pragma unroll
             for (int i = 0; i < OZ_NUM_MODULI; ++i) {
                 if (i / OZ_SP_CHUNK == chunk) {
@@ -92,7 +114,7 @@ __device__ __forceinline__ void oz_sp_fill(char* smem, int chunk, const double* 
         }
         if constexpr (planes == 1) {
             OzEntryDigits re[4], im[4];
-            oz_row_digits<1>(x + row * k, h0, k, shift[r], re, im);
+            oz_row_digits<1>(src.ptr(r), h0, k, shift[r], re, im);
 #pragma unroll
             for (int i = 0; i < OZ_NUM_MODULI; ++i) {
                 const int c = i % OZ_SP_CHUNK;
@@ -106,7 +128,7 @@ __device__ __forceinline__ void oz_sp_fill(char* smem, int chunk, const double* 
 #ifdef OZ_GAUSSIAN
             const int plane_bytes = is_b ? OZ_SP_B_PLANE : OZ_SP_A_PLANE;
             OzDigits24 re[4], im[4];
-            oz_row_digits<2>(x + row * k * 2, h0, k, shift[r], re, im);
+            oz_row_digits<2>(src.ptr(r), h0, k, shift[r], re, im);
 #pragma unroll
             for (int i = 0; i < OZ_NUM_MODULI; ++i) {
                 const int c = i % OZ_SP_CHUNK;
@@ -144,14 +166,13 @@ __device__ __forceinline__ void oz_sp_row_shifts(const double* const (&rows)[R],
 #endif
 
 // The shifts of the block's 64 A rows and 64 Bt rows into shift[0 .. 64) and [64 .. 128)
-// (zero past m, n): read, or with OZ_SP_SHIFTS computed here (the fast-mode rule for
+// (zero for padding rows): read, or with OZ_SP_SHIFTS computed here (the fast-mode rule for
 // `budget`; the blocks of the first column tile count A's NaN and Inf entries into
 // counts[0], counts[1], those of the first row tile Bt's into counts[2], counts[3]).
 template <int planes>
-__device__ __forceinline__ void oz_sp_shifts(int* shift, const double* __restrict__ a,
-                                             const double* __restrict__ bt, long long m,
-                                             long long n, long long k, long long row0,
-                                             long long col0, const int* __restrict__ shift_a,
+__device__ __forceinline__ void oz_sp_shifts(int* shift, const OzSpRows& rows_a,
+                                             const OzSpRows& rows_b, long long k,
+                                             const int* __restrict__ shift_a,
                                              const int* __restrict__ shift_b, int budget,
                                              unsigned long long* __restrict__ counts) {
 #ifdef OZ_SP_SHIFTS
@@ -166,9 +187,13 @@ __device__ __forceinline__ void oz_sp_shifts(int* shift, const double* __restric
         const bool is_b = v0 >= OZ_SP_TILE;  // R divides 64: a batch is all A or all Bt
         const double* rows[R];
 #pragma unroll
-        for (int r = 0; r < R; ++r) {
-            const long long row = (is_b ? col0 : row0) + (v0 + r) % OZ_SP_TILE;
-            rows[r] = row < (is_b ? n : m) ? (is_b ? bt : a) + row * width : nullptr;
+        for (int r = 0; r < R; ++r) {  // (no reference to either map: they stay in registers)
+            const int t = (v0 + r) % OZ_SP_TILE;
+            if (is_b) {
+                rows[r] = rows_b.valid(t) ? rows_b.ptr(t) : nullptr;
+            } else {
+                rows[r] = rows_a.valid(t) ? rows_a.ptr(t) : nullptr;
+            }
         }
         unsigned nn = 0u, ii = 0u;
         oz_sp_row_shifts<R, V>(rows, width, budget, shift + v0, nn, ii);
@@ -184,24 +209,26 @@ __device__ __forceinline__ void oz_sp_shifts(int* shift, const double* __restric
         if (infs[t]) atomicAdd(&counts[2 * t + 1], (unsigned long long)infs[t]);
     }
 #else
-    (void)a;
-    (void)bt;
     (void)k;
     (void)budget;
     (void)counts;
     for (int v = threadIdx.x; v < 2 * OZ_SP_TILE; v += blockDim.x) {
-        const bool is_b = v >= OZ_SP_TILE;
-        const long long row = (is_b ? col0 : row0) + v % OZ_SP_TILE;
-        shift[v] = row < (is_b ? n : m) ? (is_b ? shift_b : shift_a)[row] : 0;
+        const int t = v % OZ_SP_TILE;
+        if (v >= OZ_SP_TILE) {
+            shift[v] = rows_b.valid(t) ? shift_b[rows_b.index(t)] : 0;
+        } else {
+            shift[v] = rows_a.valid(t) ? shift_a[rows_a.index(t)] : 0;
+        }
     }
 #endif
     __syncthreads();
 }
 
-// The whole kernel for one block: item blockIdx.z, output rows 64 blockIdx.y .., columns
-// 64 blockIdx.x ..; a (items, m, k), bt (items, n, k) (complex: re, im interleaved),
-// shift_a (items, m), shift_b (items, n) (with OZ_SP_SHIFTS: unused, the shifts computed
-// for `budget`, NaN/Inf counts into counts), out (items, m, n).
+// The whole kernel for one block: items pack blockIdx.z .. (pack = 2**(6 - span_shift): one
+// item, or with OZ_SP_PACKED up to four small ones on the tile's diagonal), output rows 64 blockIdx.y ..,
+// columns 64 blockIdx.x ..; a (items, m, k), bt (items, n, k) (complex: re, im
+// interleaved), shift_a (items, m), shift_b (items, n) (with OZ_SP_SHIFTS: unused, the
+// shifts computed for `budget`, NaN/Inf counts into counts), out (items, m, n).
 template <int planes, typename O>
 __device__ __forceinline__ void oz_small_product_body(const double* __restrict__ a,
                                                       const double* __restrict__ bt,
@@ -209,19 +236,21 @@ __device__ __forceinline__ void oz_small_product_body(const double* __restrict__
                                                       const int* __restrict__ shift_a,
                                                       const int* __restrict__ shift_b,
                                                       O* __restrict__ out, int budget,
-                                                      unsigned long long* __restrict__ counts) {
+                                                      unsigned long long* __restrict__ counts,
+                                                      long long items, int span_shift) {
     extern __shared__ __align__(16) char smem[];
     __shared__ int shift[2 * OZ_SP_TILE];  // the block's A rows, then its Bt rows
     constexpr int per_modulus = planes * (OZ_SP_A_PLANE + OZ_SP_B_PLANE);
     constexpr int tiles = 4 / planes;  // m16n8 output tiles of a warp
-    const long long item = blockIdx.z;
-    a += item * m * k * planes;
-    bt += item * n * k * planes;
-    shift_a += item * m;  // (unused with OZ_SP_SHIFTS)
-    shift_b += item * n;
-    out += item * m * n;
-    const long long row0 = (long long)blockIdx.y * OZ_SP_TILE, col0 = (long long)blockIdx.x * OZ_SP_TILE;
-    oz_sp_shifts<planes>(shift, a, bt, m, n, k, row0, col0, shift_a, shift_b, budget, counts);
+#ifndef OZ_SP_PACKED
+    span_shift = 6;  // one item per block: the row maps' arithmetic folds to constants
+#endif
+    const long long item0 = (long long)blockIdx.z << (6 - span_shift);
+    const OzSpRows rows_a{a, m, (long long)blockIdx.y * OZ_SP_TILE, item0, items, k * planes,
+                          span_shift};
+    const OzSpRows rows_b{bt, n, (long long)blockIdx.x * OZ_SP_TILE, item0, items, k * planes,
+                          span_shift};
+    oz_sp_shifts<planes>(shift, rows_a, rows_b, k, shift_a, shift_b, budget, counts);
 
     const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
     const int mt = warp * tiles / 8;  // the warp's 16-row tile; its 8-column tiles nt0 + u
@@ -236,8 +265,8 @@ __device__ __forceinline__ void oz_small_product_body(const double* __restrict__
 #pragma unroll
     for (int chunk = 0; chunk < OZ_SP_CHUNKS; ++chunk) {
         if (chunk > 0) __syncthreads();  // every warp is done with the previous chunk
-        oz_sp_fill<planes>(smem, chunk, a, m, row0, k, shift, false);
-        oz_sp_fill<planes>(smem, chunk, bt, n, col0, k, shift + OZ_SP_TILE, true);
+        oz_sp_fill<planes>(smem, chunk, rows_a, k, shift, false);
+        oz_sp_fill<planes>(smem, chunk, rows_b, k, shift + OZ_SP_TILE, true);
         __syncthreads();
 #pragma unroll
         for (int i = 0; i < OZ_NUM_MODULI; ++i) {
@@ -275,16 +304,18 @@ __device__ __forceinline__ void oz_small_product_body(const double* __restrict__
         }
     }
 
-    // CRT reconstruction of the thread's outputs: C fragment element e of tile u is row
-    // 16 mt + g + 8 (e / 2), column 8 (nt0 + u) + 2 q + e % 2
+    // CRT reconstruction of the thread's outputs: C fragment element e of tile u is tile
+    // row 16 mt + g + 8 (e / 2), column 8 (nt0 + u) + 2 q + e % 2; an output of the tile
+    // pairs rows of one item (packed items: the diagonal blocks)
     const int g = lane / 4, q = lane % 4;
 #pragma unroll 1
     for (int o = 0; o < tiles * 4; ++o) {
         const int u = o / 4, e = o % 4;
-        const long long row = row0 + 16 * mt + g + 8 * (e / 2);
-        const long long col = col0 + 8 * (nt0 + u) + 2 * q + e % 2;
-        if (row >= m || col >= n) continue;
-        const int s = -(shift[row - row0] + shift[OZ_SP_TILE + (col - col0)]);
+        const int tr = 16 * mt + g + 8 * (e / 2), tc = 8 * (nt0 + u) + 2 * q + e % 2;
+        if ((tr >> span_shift) != (tc >> span_shift) || !rows_a.valid(tr) || !rows_b.valid(tc))
+            continue;
+        const long long at = (rows_a.item(tr) * m + rows_a.row(tr)) * n + rows_b.row(tc);
+        const int s = -(shift[tr] + shift[OZ_SP_TILE + tc]);
         auto residue = [&](int p, int i) -> int { return sum_at(i, p, o); };
         if constexpr (planes == 1) {
             oz_i64 acc[OZ_DIGITS];
@@ -292,7 +323,7 @@ __device__ __forceinline__ void oz_small_product_body(const double* __restrict__
 #pragma unroll
             for (int i = 0; i < OZ_NUM_MODULI; ++i)
                 oz_crt_add(acc, residue(0, i), oz_weight_digits + i * OZ_DIGITS);
-            out[row * n + col] = (O)oz_crt_finish<OZ_PREC, OZ_EMIN, OZ_EMAX>(acc, s);
+            out[at] = (O)oz_crt_finish<OZ_PREC, OZ_EMIN, OZ_EMAX>(acc, s);
         } else {
 #ifdef OZ_GAUSSIAN
             // Re = (T+ + T-) / 2, Im = (T+ - T-) / (2j) mod p_i, folded into the weights
@@ -308,7 +339,7 @@ __device__ __forceinline__ void oz_small_product_body(const double* __restrict__
             O v;
             v.x = (decltype(v.x))oz_crt_finish<OZ_PREC, OZ_EMIN, OZ_EMAX>(re, s);
             v.y = (decltype(v.y))oz_crt_finish<OZ_PREC, OZ_EMIN, OZ_EMAX>(im, s);
-            out[row * n + col] = v;
+            out[at] = v;
 #endif
         }
     }
@@ -318,8 +349,10 @@ extern "C" __global__ void __launch_bounds__(256, 2)
     oz_small_product_real(const double* __restrict__ a, const double* __restrict__ bt,
                           long long m, long long n, long long k, const int* __restrict__ shift_a,
                           const int* __restrict__ shift_b, oz_out_real* __restrict__ out,
-                          int budget, unsigned long long* __restrict__ counts) {
-    oz_small_product_body<1>(a, bt, m, n, k, shift_a, shift_b, out, budget, counts);
+                          int budget, unsigned long long* __restrict__ counts, long long items,
+                          int span_shift) {
+    oz_small_product_body<1>(a, bt, m, n, k, shift_a, shift_b, out, budget, counts, items,
+                             span_shift);
 }
 
 #ifdef OZ_GAUSSIAN
@@ -328,7 +361,9 @@ extern "C" __global__ void __launch_bounds__(512, 1)
                               long long m, long long n, long long k,
                               const int* __restrict__ shift_a, const int* __restrict__ shift_b,
                               oz_out_complex* __restrict__ out, int budget,
-                              unsigned long long* __restrict__ counts) {
-    oz_small_product_body<2>(a, bt, m, n, k, shift_a, shift_b, out, budget, counts);
+                              unsigned long long* __restrict__ counts, long long items,
+                              int span_shift) {
+    oz_small_product_body<2>(a, bt, m, n, k, shift_a, shift_b, out, budget, counts, items,
+                             span_shift);
 }
 #endif

@@ -359,19 +359,26 @@ def small_product_macros(
     rounding: str,
     chunk: int,
     shifts: bool = False,
+    packed: bool = False,
 ) -> Macros:
     """Macros of ``gemm/small_product.cu``: :func:`phase_b_macros` (the moduli, the CRT
     digits, the output format), :func:`rounding_macros` and ``OZ_SP_CHUNK``; with
     ``shifts``, ``OZ_SP_SHIFTS`` and :func:`scaling_macros` (the kernel computes the
-    fast-mode shifts itself)."""
-    return _small_product_macros(moduli, out_float, rounding, chunk, shifts)
+    fast-mode shifts itself); with ``packed``, ``OZ_SP_PACKED`` (several small items per
+    block, the kernel's ``span_shift`` read; without it one item per block, its index
+    arithmetic constant)."""
+    return _small_product_macros(moduli, out_float, rounding, chunk, shifts, packed)
 
 
 @cache
-def _small_product_macros(moduli, out_float: bool, rounding: str, chunk: int, shifts: bool):
+def _small_product_macros(
+    moduli, out_float: bool, rounding: str, chunk: int, shifts: bool, packed: bool
+):
     macros = (
         phase_b_macros(moduli, out_float=out_float)
         | rounding_macros(rounding)
         | {"OZ_SP_CHUNK": str(chunk)}
     )
+    if packed:
+        macros = macros | {"OZ_SP_PACKED": "1"}
     return macros | scaling_macros() | {"OZ_SP_SHIFTS": "1"} if shifts else macros

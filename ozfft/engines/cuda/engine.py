@@ -95,7 +95,7 @@ _SMALL_PRODUCT_CU = "gemm/small_product.cu"
 #: per residue plane, and its argument kinds (launch.py)
 _SP_TILE = 64
 _SP_THREADS = 256
-_SP_SIGNATURE = ("ptr", "ptr", "i64", "i64", "i64", "ptr", "ptr", "ptr", "i32", "ptr")
+_SP_SIGNATURE = ("ptr", "ptr", "i64", "i64", "i64", "ptr", "ptr", "ptr", "i32", "ptr", "i64", "i32")
 #: static shared bytes of that kernel (its table of 128 row shifts)
 _SP_STATIC_SHARED = 512
 #: the most outputs (times residue planes) a call runs fused: each block recomputes the
@@ -817,7 +817,11 @@ class CudaEngine(Engine):
             return None  # nothing to launch: the staged path (and its NaN/Inf test) runs
         out_dtype = np.dtype(out_dtype)
         in_kernel = shifts is None  # the kernel computes them for the CRT budget
-        kernel = self._small_product_kernel(moduli, planes, out_dtype, rounding, in_kernel)
+        span_shift = _sp_span_shift(m, n)
+        pack = _SP_TILE >> span_shift  # small items side by side on a tile's diagonal
+        kernel = self._small_product_kernel(
+            moduli, planes, out_dtype, rounding, in_kernel, packed=pack > 1
+        )
         if kernel is None:
             return None
         launch, smem = kernel
@@ -831,17 +835,18 @@ class CudaEngine(Engine):
             sa = cp.ascontiguousarray(shifts[0].reshape(batch, m).astype(cp.int32, copy=False))
             sb = cp.ascontiguousarray(shifts[1].reshape(batch, n).astype(cp.int32, copy=False))
         grid = (-(-n // _SP_TILE), -(-m // _SP_TILE))
-        for b0 in range(0, batch, _GRID_Z):
-            items = min(_GRID_Z, batch - b0)
+        for b0 in range(0, batch, _GRID_Z * pack):
+            items = min(_GRID_Z * pack, batch - b0)
             if in_kernel:  # the shift pointers are not read: any array
                 shift_ptrs, counts_ptr = (counts, counts), counts
             else:  # the counts pointer is not read
                 shift_ptrs, counts_ptr = (sa[b0], sb[b0]), sa
             with phase("fused", self._clock):
+                args = (a3[b0], bt3[b0], m, n, k, *shift_ptrs, out[b0], int(budget), counts_ptr)
                 launch(
-                    (*grid, items),
+                    (*grid, -(-items // pack)),
                     (_SP_THREADS * planes,),
-                    (a3[b0], bt3[b0], m, n, k, *shift_ptrs, out[b0], int(budget), counts_ptr),
+                    (*args, items, span_shift),
                     shared_mem=smem,
                 )
         if in_kernel and check:
@@ -871,18 +876,31 @@ class CudaEngine(Engine):
         return self._sp_shared[key]
 
     def _small_product_kernel(
-        self, moduli: ModuliSet, planes: int, out_dtype: Any, rounding: str, shifts: bool
+        self,
+        moduli: ModuliSet,
+        planes: int,
+        out_dtype: Any,
+        rounding: str,
+        shifts: bool,
+        *,
+        packed: bool = False,
     ) -> tuple[Any, int] | None:
         """The launcher of the small-product kernel for these moduli (``shifts``: the
-        variant that computes them) and its dynamic shared bytes; None where the moduli's
-        sums do not fit a block (:meth:`_small_shared`)."""
+        variant that computes them; ``packed``: the one with several small items per
+        block) and its dynamic shared bytes; None where the moduli's sums do not fit a
+        block (:meth:`_small_shared`)."""
         sized = small_product_chunk(moduli.count, planes, self._small_shared(planes))
         if sized is None:
             return None
         chunk, smem = sized
         out_float = out_dtype in (np.float32, np.complex64)
         macros = small_product_macros(
-            moduli, out_float=out_float, rounding=rounding, chunk=chunk, shifts=shifts
+            moduli,
+            out_float=out_float,
+            rounding=rounding,
+            chunk=chunk,
+            shifts=shifts,
+            packed=packed,
         )
         name = "oz_small_product_gaussian" if planes == 2 else "oz_small_product_real"
         key = (self._cp.cuda.Device().id, macros, name)
@@ -1284,6 +1302,14 @@ def _small_operands(a: Any, bt: Any, max_k: int | None = SMALL_PRODUCT_K) -> boo
         and a.flags.c_contiguous
         and bt.flags.c_contiguous
     )
+
+
+def _sp_span_shift(m: int, n: int) -> int:
+    """log2 of the tile rows one item takes in the small-product kernel: 6 (a 64-row tile
+    per item and block), or for items of at most 32 (16) rows and columns 5 (4), so that a
+    block computes two (four) of them on its tile's diagonal (``OZ_SP_TILE``)."""
+    span = max(m, n)
+    return 4 if span <= 16 else 5 if span <= 32 else 6
 
 
 def _counts_check(cp: Any, counts: Any, *operands: str) -> Callable[[], None]:
