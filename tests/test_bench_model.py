@@ -42,7 +42,7 @@ def test_pass_counts_by_hand():
     assert c.fp64_ops == 16 + 16 * 19
     # Phase B: N = 16 moduli, P < 2**126: 5 base-2**31 digits
     assert model._digits31(16) == 5 and model._digits31(15) == 4
-    assert model.phase_b_instructions(16) == 16 * (21 + 2 * 5) + 2 * (13 * 5 + 92)
+    assert model.phase_b_instructions(16) == 16 * (21 + 2 * 5) + 2 * (8 * 5 + 59)
     assert c.int32_instr == model.phase_b_instructions(16)
     planes = 48
     assert c.bytes_unfused == 64 + 16 + planes + planes + 4 * planes + 4 * planes + 16 + 64

@@ -128,6 +128,58 @@ def test_kernel_crt_round_matches_reference(harness, count, binary32, raw_sums, 
     np.testing.assert_array_equal(out, ref)
 
 
+def _word_boundary_values(half: int, rng) -> list[int]:
+    """Integers in (-P/2, P/2) around the edges of oz_crt_finish's window: powers of two at
+    and beside the 64-bit words and the base-2**31 digits, exact rounding ties whose only
+    sticky bit lies in a lower digit or just below the window, and all-ones runs that round
+    up across a digit; and values that round
+    twice differently (to 54 or 25 bits, then to one bit less, as a subnormal result one
+    binade below the normal range would)."""
+    vals = [(2**prec + 11) << k for prec in (54, 25) for k in (0, 1, 9, 40, 70, 99)]
+    for b in (20, 31, 40, 52, 53, 61, 62, 63, 64, 65, 100, 126, 127, 128, 129, 150):
+        ulp = 1 << max(0, b - 52)  # the last place of 53 bits at 2**b
+        half_ulp = ulp // 2
+        vals += [(1 << b) - 1, 1 << b, (1 << b) + 1, (1 << (b + 1)) - ulp // 4 - 1]
+        if half_ulp:  # a tie (to even: down), and the same with one sticky bit below it
+            vals += [(1 << b) + half_ulp, (1 << b) + 3 * half_ulp]
+            vals += [(1 << b) + half_ulp + (1 << j) for j in {0, max(0, b - 62), b - 56} if j >= 0]
+    bits = half.bit_length()
+    tops, downs = rng.integers(1, 2**62, 40), rng.integers(0, 40, 40)
+    vals += [int(v) >> int(s) for v, s in zip(tops, downs, strict=True)]
+    vals += [int.from_bytes(rng.bytes(24), "little") >> (192 - bits + d) for d in range(1, 41)]
+    vals = [s * v for v in vals for s in (1, -1)]
+    return [v for v in vals if abs(v) < half]
+
+
+@pytest.mark.parametrize("count", [5, 10, 14, 16, 20])
+@pytest.mark.parametrize("binary32", [False, True])
+def test_kernel_crt_round_window_edges_and_normal_limit(harness, count, binary32, rng):
+    """oz_crt_finish at the edges of its fast path (the window read off the top digits):
+    values around the words and digits (ties decided by one sticky bit) at random scales, and
+    every value scaled so that its result lands one binade below, at and above the smallest
+    normal number (where the fast path must hand over to the subnormal rounding), against
+    Python integers."""
+    lib = harness(count)
+    moduli = moduli_set(count)
+    values = _word_boundary_values(moduli.product // 2, rng)
+    emin, lo, hi = (-126, -330, 200) if binary32 else (-1022, -1250, 1100)
+    cases = [(v, int(s)) for v, s in zip(values, rng.integers(lo, hi, len(values)), strict=True)]
+    for v in values:
+        lead = abs(v).bit_length() - 1 if v else 0
+        cases += [(v, emin + d - lead) for d in (-1, 0, 1)]
+    xs = [v for v, _ in cases]
+    shifts = np.array([s for _, s in cases], dtype=np.int32)
+    u = np.ascontiguousarray(_residues(xs, moduli).T)
+    t = _int32_representatives(u, moduli, rng)
+    out = np.empty(len(xs))
+    lib.oz_host_crt_round(
+        _ptr(t), _ptr(shifts), _ptr(out), ctypes.c_long(len(xs)), ctypes.c_int(int(binary32))
+    )
+    rounder = round_f32 if binary32 else round_f64
+    want = [rounder(Fraction(v) * Fraction(2) ** s) for v, s in cases]
+    np.testing.assert_array_equal(out, np.array(want))
+
+
 def test_kernel_crt_round_fp8_system(harness, rng):
     """The same for an FP8 residue system (moduli up to 2**15: full reductions)."""
     from ozfft.scheme.gemm import fp8_max_moduli, fp8_system_for

@@ -491,6 +491,60 @@ __device__ __forceinline__ double oz_round_words(const oz_u64 (&w)[OZ_WORDS], in
     return oz_scale2((double)kept, lead_exp + 1 - prec);  // exact, or overflows to inf
 }
 
+// floor(x / B), B = 2**(31 (D - 2)), from normalized digits (0 .. D-2 in [0, 2**31), the
+// top one signed): the top two digits as one integer (x itself for one digit).
+__device__ __forceinline__ oz_i64 oz_top_two(const oz_i64 (&r)[OZ_DIGITS]) {
+#if OZ_DIGITS >= 2
+    return r[OZ_DIGITS - 1] * (1LL << 31) + r[OZ_DIGITS - 2];
+#else
+    return r[0];
+#endif
+}
+
+// The correct rounding of x 2**shift to the format (PREC, EMIN), x in normalized digits r
+// with top = oz_top_two(r), where x is not small (top is neither 0 nor -1: |x| >= B) and
+// the result is normal; returns false (v unset) otherwise. The 64-bit window win =
+// floor(x / 2**t) holds x's top 62 significant bits, read off the digits (x = top B + M
+// 2**(31 (D - 4)) + the digits below, M = the next two digits), and is ORed with a sticky
+// bit for the bits below it (rounding to odd: win | sticky is the odd one of the two
+// integers around x / 2**t, for either sign, or x / 2**t itself); one integer-to-float
+// conversion then rounds it to nearest, which rounding to odd on at least PREC + 2 bits
+// leaves the same as rounding x: no negation and no rounding by hand.
+template <int PREC, int EMIN>
+__device__ __forceinline__ bool oz_round_normal(const oz_i64 (&r)[OZ_DIGITS], oz_i64 top,
+                                                int shift, double& v) {
+    // x's significant bits: the bit length of x or of ~x (x < 0), those of top or ~top
+    // above the 31 (D - 2) bits of the digits below it
+    const oz_u64 y = (oz_u64)(top ^ (top >> 63));
+    if (y == 0) return false;  // |x| < B: the general path
+    const int lead = 64 - __clzll((long long)y);  // 1 .. 61: |top| < 2**61
+    const int bits = 31 * (OZ_DIGITS - 2) + lead;
+    if (bits - 1 + shift < EMIN) return false;  // |x| > 2**(bits - 1): below, subnormal
+    oz_i64 win;
+    bool sticky = false;
+    int t = 0;
+#if OZ_DIGITS <= 2
+    win = top;  // x itself (at most 61 bits)
+#elif OZ_DIGITS == 3
+    // x = top 2**31 + r0: all of it where it has at most 62 bits, else t = lead - 31 <= 30
+    t = lead > 31 ? lead - 31 : 0;
+    win = top * (1LL << (31 - t)) + (r[0] >> t);
+    sticky = (r[0] & ((1LL << t) - 1)) != 0;
+#else
+    // t = 31 (D - 4) + lead: win = top 2**(62 - lead) + floor(M / 2**lead)
+    t = 31 * (OZ_DIGITS - 4) + lead;
+    const oz_i64 m = r[OZ_DIGITS - 3] * (1LL << 31) + r[OZ_DIGITS - 4];  // in [0, 2**62)
+    win = top * (1LL << (62 - lead)) + (m >> lead);
+    sticky = (m & ((1LL << lead) - 1)) != 0;
+#pragma unroll
+    for (int l = 0; l < OZ_DIGITS - 4; ++l) sticky |= r[l] != 0;
+#endif
+    win |= (oz_i64)sticky;
+    const double rounded = PREC == 24 ? (double)(float)win : (double)win;
+    v = oz_scale2(rounded, t + shift);  // exact, or overflows to inf
+    return true;
+}
+
 // x = the CRT integer of the sum X in acc (|x| < P/2), times 2**shift, rounded once.
 template <int PREC, int EMIN, int EMAX>
 __device__ __forceinline__ double oz_crt_finish(const oz_i64 (&acc)[OZ_DIGITS], int shift) {
@@ -502,32 +556,39 @@ __device__ __forceinline__ double oz_crt_finish(const oz_i64 (&acc)[OZ_DIGITS], 
     // them move X / P by less than 2**-19, so q is the nearest integer or off by one;
     // taking q P off normalizes the digits
     oz_add_multiple_p(r, -(oz_i64)oz_low_int(fma(oz_top_digits(r), OZ_INV_P_TOP, OZ_MAGIC)));
-    // the top digits prove |r| < P/2 (their error is far below the 2**-40 margin), else
-    // decide exactly: the true x satisfies -P/2 < x < P/2
-    if (fabs(oz_top_digits(r)) >= OZ_HALF_P_TOP) {
+    // x lies in [T B, (T + 1) B) for T = oz_top_two(r), and P / 2 in [H B, (H + 1) B) for H
+    // = OZ_HALF_P_TOP_TWO: T < H proves x < P / 2 and T > -H - 1 proves x > -P / 2; else
+    // decide exactly (the true x satisfies -P/2 < x < P/2)
+    oz_i64 top = oz_top_two(r);
+    if (top >= OZ_HALF_P_TOP_TWO || top <= -OZ_HALF_P_TOP_TWO - 1) {
         if (oz_sign_2r_plus(r, -1) > 0) {
             oz_add_multiple_p(r, -1);
         } else if (oz_sign_2r_plus(r, 1) < 0) {
             oz_add_multiple_p(r, 1);
         }
+        top = oz_top_two(r);
     }
-    oz_u64 w[OZ_WORDS];
-    oz_digits_to_words(r, w);
-    const bool negative = r[OZ_DIGITS - 1] < 0;
-    // |x|: two's complement negation of the words (branch-free)
-    const oz_u64 flip = negative ? ~0ULL : 0ULL;
-    oz_u64 carry = negative ? 1ULL : 0ULL;
-#pragma unroll
-    for (int j = 0; j < OZ_WORDS; ++j) {
-        const oz_u64 v = (w[j] ^ flip) + carry;
-        carry = carry & (v == 0 ? 1ULL : 0ULL);
-        w[j] = v;
-    }
-    double v = oz_round_words<PREC, EMIN>(w, shift);
-    // overflow of binary32 (past its largest finite value); binary64 overflow is already inf
     static_assert(PREC == 24 || PREC == 53, "binary32 or binary64 output");
-    if (PREC == 24 && v > 0x1.fffffep+127) v = OZ_INF;
-    return negative ? -v : v;
+    double v;
+    if (!oz_round_normal<PREC, EMIN>(r, top, shift, v)) {
+        // small x or a result below 2**EMIN (subnormal, or 0): round |x| from its words
+        oz_u64 w[OZ_WORDS];
+        oz_digits_to_words(r, w);
+        const bool negative = r[OZ_DIGITS - 1] < 0;
+        const oz_u64 flip = negative ? ~0ULL : 0ULL;  // two's complement negation
+        oz_u64 carry = negative ? 1ULL : 0ULL;
+#pragma unroll
+        for (int j = 0; j < OZ_WORDS; ++j) {
+            const oz_u64 u = (w[j] ^ flip) + carry;
+            carry = carry & (u == 0 ? 1ULL : 0ULL);
+            w[j] = u;
+        }
+        v = oz_round_words<PREC, EMIN>(w, shift);
+        v = negative ? -v : v;
+    }
+    // overflow of binary32 (past its largest finite value); binary64 overflow is already inf
+    if (PREC == 24 && fabs(v) > 0x1.fffffep+127) v = v > 0 ? OZ_INF : -OZ_INF;
+    return v;
 }
 
 // x = the CRT integer of values t_i = x (mod p_i) (any INT32), times 2**shift, rounded once.

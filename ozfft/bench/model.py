@@ -94,12 +94,13 @@ __all__ = [
 BYTES_FUSED = 32  #: complex128 read + write per element and pass
 #: Phase B instructions per real output beyond the residues' share (kernels/common/
 #: ozaki_common.cuh, oz_crt_finish on its common path): per base-2**31 digit, carry
-#: normalization, the remainder X - qP and the magnitude's repacking; fixed, the quotient
-#: from the top digits, the +-P/2 test, the rounding and the store. Read off the sm_90 SASS
-#: of the base-2**31 kernel (nvcc 13.0); the ncu calibration of the previous, 32-bit limb
-#: kernel (1761 executed per complex output at 16 moduli) no longer applies.
-PHASE_B_FIXED_PER_DIGIT = 13
-PHASE_B_FIXED = 92
+#: normalization and the remainder X - qP; fixed, the quotient from the top digits, the
+#: +-P/2 test on the top two digits, the 62-bit window with its sticky bit, one conversion,
+#: the scaling and the store. Read off the sm_90 SASS (nvcc 13.0; 90, 99 and 107 on the path
+#: for four, five and six digits; 170 for five before the window replaced the word-wise
+#: negation and rounding).
+PHASE_B_FIXED_PER_DIGIT = 8
+PHASE_B_FIXED = 59
 #: partial reduction of an INT32 sum below 2**24: shift, mask, multiply-add by 2**16 mod p
 PARTIAL_INSTRUCTIONS = 3
 #: executed instructions of oz_residues_complex per complex element at 16 moduli (ncu,

@@ -201,8 +201,9 @@ def _crt_macros(moduli: ModuliSet | ResidueSystem) -> dict[str, str]:
     ``P`` and the weights ``W_i`` as ``OZ_DIGITS`` base-``2**31`` digits (each fits a
     signed 32-bit multiplier); on a Gaussian system also ``W_i 2**-1`` and ``W_i
     (2j)**-1 mod P``, which take a modulus' Re and Im straight from its two products;
-    ``2**16 mod p_i`` for the partial reductions; ``2**(31 t) / P`` and the threshold
-    below which the top ``t <= 3`` digits of a remainder prove it inside ``(-P/2, P/2)``."""
+    ``2**16 mod p_i`` for the partial reductions; ``2**(31 t) / P`` for the quotient from
+    the top ``t <= 3`` digits, and ``floor(P / 2 / B)``, ``B = 2**(31 (D - 2))``, below
+    which the top two digits of a remainder prove it inside ``(-P/2, P/2)``."""
     product = moduli.product
     digits = -(-product.bit_length() // DIGIT_BITS)
 
@@ -217,7 +218,7 @@ def _crt_macros(moduli: ModuliSet | ResidueSystem) -> dict[str, str]:
         "OZ_P_DIGITS": table([product]),
         "OZ_WEIGHT_DIGITS": table(moduli.weights),
         "OZ_INV_P_TOP": (2.0**dropped / product).hex(),
-        "OZ_HALF_P_TOP": (product / 2.0 ** (dropped + 1) * (1.0 - 2.0**-40)).hex(),
+        "OZ_HALF_P_TOP_TWO": f"{(product // 2) >> (DIGIT_BITS * max(0, digits - 2))}LL",
     }
     if moduli.gaussian:
         roots = moduli.roots
