@@ -4,6 +4,7 @@ engine bit for bit (runs without a GPU; skipped where no C++ compiler is present
 from __future__ import annotations
 
 import ctypes
+import re
 import shutil
 import subprocess
 from fractions import Fraction
@@ -438,3 +439,22 @@ def test_kernel_gaussian_residues_match_numpy_engine(harness, budget, rounding, 
         for sign, got in ((1, plus), (-1, minus)):
             want = (planes[i, 0] + sign * j * planes[i, 1] + p // 2) % p - p // 2
             np.testing.assert_array_equal(got[:, i], want)
+
+
+def test_small_product_geometry_matches_kernel_source():
+    """The small-product kernel's tile, longest k and static shift table as the engine sizes
+    its launches and shared memory (ozfft/engines/cuda/constants.py) are those the kernel
+    source defines (kernels/gemm/small_product.cu)."""
+    from ozfft.engines.cuda import constants
+
+    src = (kernel_dir() / "gemm" / "small_product.cu").read_text()
+
+    def define(name):
+        return int(re.search(rf"#define {name} (\d+)", src).group(1))
+
+    assert define("OZ_SP_TILE") == constants.SMALL_PRODUCT_TILE
+    assert define("OZ_SP_K") == constants.SMALL_PRODUCT_K
+    assert "__shared__ int shift[2 * OZ_SP_TILE];" in src
+    assert constants.SMALL_PRODUCT_STATIC_SHARED == 2 * define("OZ_SP_TILE") * 4
+    # 8 warps per residue plane: each owns 4 / planes of the tile's m16n8 output tiles
+    assert constants.SMALL_PRODUCT_THREADS == 32 * (define("OZ_SP_TILE") ** 2 // (16 * 8)) // 4

@@ -32,6 +32,9 @@ __all__ = [
     "NO_MACROS",
     "RAW_SUM_BITS",
     "SMALL_PRODUCT_K",
+    "SMALL_PRODUCT_STATIC_SHARED",
+    "SMALL_PRODUCT_THREADS",
+    "SMALL_PRODUCT_TILE",
     "STATS_CACHED",
     "Macros",
     "fp8_k_block",
@@ -52,12 +55,18 @@ __all__ = [
 DIGIT_BITS = 31
 
 #: the longest k of the fused small-product kernel (``kernels/gemm/small_product.cu``:
-#: ``OZ_SP_K``, two mma k-steps); its block: 64 x 64 outputs, 256 threads per residue plane
+#: ``OZ_SP_K``, two mma k-steps)
 SMALL_PRODUCT_K = 64
-#: shared bytes per modulus of that kernel, per residue plane: the INT8 residues of 64 A
-#: rows and 64 Bt rows (``SMALL_PRODUCT_K`` each), and the block's 4096 reduced sums
-_SP_RESIDUE_BYTES = 2 * 64 * SMALL_PRODUCT_K
-_SP_SUM_BYTES = 64 * 64
+#: that kernel's block: ``SMALL_PRODUCT_TILE`` x ``SMALL_PRODUCT_TILE`` outputs
+#: (``OZ_SP_TILE``), ``SMALL_PRODUCT_THREADS`` threads per residue plane, and its static
+#: shared bytes (the table of the tile's 128 row shifts)
+SMALL_PRODUCT_TILE = 64
+SMALL_PRODUCT_THREADS = 256
+SMALL_PRODUCT_STATIC_SHARED = 2 * SMALL_PRODUCT_TILE * 4
+#: shared bytes per modulus of that kernel, per residue plane: the INT8 residues of the
+#: tile's A rows and Bt rows (``SMALL_PRODUCT_K`` each), and the block's reduced sums
+_SP_RESIDUE_BYTES = 2 * SMALL_PRODUCT_TILE * SMALL_PRODUCT_K
+_SP_SUM_BYTES = SMALL_PRODUCT_TILE * SMALL_PRODUCT_TILE
 
 #: the FP8 Phase A kernel's block tile (``kernels/gemm/fp8_phase_a.cu``: 8 warps, 2 x 4, of
 #: 32 x 16 outputs) and its k-step; FP8 residue planes are padded to a multiple of the k-step

@@ -47,6 +47,9 @@ from .constants import (
     FP8_TILE_M,
     FP8_TILE_N,
     SMALL_PRODUCT_K,
+    SMALL_PRODUCT_STATIC_SHARED,
+    SMALL_PRODUCT_THREADS,
+    SMALL_PRODUCT_TILE,
     STATS_CACHED,
     Macros,
     fp8_macros,
@@ -91,13 +94,8 @@ _MINIMA_MACROS = Macros({"OZ_MIN_ROWS": str(_MIN_ROWS)})
 _RESIDUES_CU = "gemm/residues.cu"
 _PHASE_B_CU = "gemm/phase_b.cu"
 _SMALL_PRODUCT_CU = "gemm/small_product.cu"
-#: rows and columns of the small-product kernel's output tile (``OZ_SP_TILE``), its threads
-#: per residue plane, and its argument kinds (launch.py)
-_SP_TILE = 64
-_SP_THREADS = 256
+#: the small-product kernel's argument kinds (launch.py)
 _SP_SIGNATURE = ("ptr", "ptr", "i64", "i64", "i64", "ptr", "ptr", "ptr", "i32", "ptr", "i64", "i32")
-#: static shared bytes of that kernel (its table of 128 row shifts)
-_SP_STATIC_SHARED = 512
 #: the most outputs (times residue planes) a call runs fused: each block recomputes the
 #: residues of its 64 A and 64 Bt rows, ~2 k N residues per output, so past ~2**25 outputs
 #: the staged path, which forms each residue once, is faster (H200, docs/perf-notes.md,
@@ -811,14 +809,14 @@ class CudaEngine(Engine):
         *batch_shape, m, _ = a.shape
         n = bt.shape[-2]
         batch = math.prod(batch_shape)
-        if batch * m * n * planes > _SP_MAX_OUTPUTS or -(-m // _SP_TILE) > _GRID_Z:
+        if batch * m * n * planes > _SP_MAX_OUTPUTS or -(-m // SMALL_PRODUCT_TILE) > _GRID_Z:
             return None  # large products stage faster; grid y holds 65535 row tiles
         if batch * m * n == 0:
             return None  # nothing to launch: the staged path (and its NaN/Inf test) runs
         out_dtype = np.dtype(out_dtype)
         in_kernel = shifts is None  # the kernel computes them for the CRT budget
         span_shift = _sp_span_shift(m, n)
-        pack = _SP_TILE >> span_shift  # small items side by side on a tile's diagonal
+        pack = SMALL_PRODUCT_TILE >> span_shift  # small items side by side on a tile's diagonal
         kernel = self._small_product_kernel(
             moduli, planes, out_dtype, rounding, in_kernel, packed=pack > 1
         )
@@ -834,7 +832,7 @@ class CudaEngine(Engine):
         else:
             sa = cp.ascontiguousarray(shifts[0].reshape(batch, m).astype(cp.int32, copy=False))
             sb = cp.ascontiguousarray(shifts[1].reshape(batch, n).astype(cp.int32, copy=False))
-        grid = (-(-n // _SP_TILE), -(-m // _SP_TILE))
+        grid = (-(-n // SMALL_PRODUCT_TILE), -(-m // SMALL_PRODUCT_TILE))
         for b0 in range(0, batch, _GRID_Z * pack):
             items = min(_GRID_Z * pack, batch - b0)
             if in_kernel:  # the shift pointers are not read: any array
@@ -845,7 +843,7 @@ class CudaEngine(Engine):
                 args = (a3[b0], bt3[b0], m, n, k, *shift_ptrs, out[b0], int(budget), counts_ptr)
                 launch(
                     (*grid, -(-items // pack)),
-                    (_SP_THREADS * planes,),
+                    (SMALL_PRODUCT_THREADS * planes,),
                     (*args, items, span_shift),
                     shared_mem=smem,
                 )
@@ -872,7 +870,7 @@ class CudaEngine(Engine):
             if planes == 1:
                 per_sm = attributes["MaxSharedMemoryPerMultiprocessor"]
                 per_block = min(per_block, per_sm // 2 - 1024)
-            self._sp_shared[key] = per_block - _SP_STATIC_SHARED
+            self._sp_shared[key] = per_block - SMALL_PRODUCT_STATIC_SHARED
         return self._sp_shared[key]
 
     def _small_product_kernel(
