@@ -190,22 +190,17 @@ __device__ __forceinline__ void oz_probe_rows_body(
 #define OZ_PROBE_ROWS_ARGS a, bt, items, item0, m, n, k, size, index, exp_a, sumsq_a, exp_b, \
     sumsq_b, g, budget, terms_bits, offset, never, state, q, tiles, scale
 
-extern "C" __global__ void __launch_bounds__(OZ_PROBE_THREADS)
-    oz_probe_rows_real(OZ_PROBE_ROWS_PARAMS) {
-    oz_probe_rows_body<1, false>(OZ_PROBE_ROWS_ARGS);
-}
-extern "C" __global__ void __launch_bounds__(OZ_PROBE_THREADS)
-    oz_probe_rows_complex(OZ_PROBE_ROWS_PARAMS) {
-    oz_probe_rows_body<2, false>(OZ_PROBE_ROWS_ARGS);
-}
-extern "C" __global__ void __launch_bounds__(OZ_PROBE_THREADS)
-    oz_probe_rows_given_real(OZ_PROBE_ROWS_PARAMS) {
-    oz_probe_rows_body<1, true>(OZ_PROBE_ROWS_ARGS);
-}
-extern "C" __global__ void __launch_bounds__(OZ_PROBE_THREADS)
-    oz_probe_rows_given_complex(OZ_PROBE_ROWS_PARAMS) {
-    oz_probe_rows_body<2, true>(OZ_PROBE_ROWS_ARGS);
-}
+// The rows kernels: `planes` 1 (real) or 2 (complex); `given`: the shifts come from the
+// caller's table rather than the fast-mode rule.
+#define OZ_PROBE_ROWS_KERNEL(name, planes, given)                                          \
+    extern "C" __global__ void __launch_bounds__(OZ_PROBE_THREADS)                         \
+        name(OZ_PROBE_ROWS_PARAMS) {                                                       \
+        oz_probe_rows_body<planes, given>(OZ_PROBE_ROWS_ARGS);                             \
+    }
+OZ_PROBE_ROWS_KERNEL(oz_probe_rows_real, 1, false)
+OZ_PROBE_ROWS_KERNEL(oz_probe_rows_complex, 2, false)
+OZ_PROBE_ROWS_KERNEL(oz_probe_rows_given_real, 1, true)
+OZ_PROBE_ROWS_KERNEL(oz_probe_rows_given_complex, 2, true)
 
 // The tile pairs of one 64 x 64 block of an item (blocks z from item item0).
 template <int planes>

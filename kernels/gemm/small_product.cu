@@ -48,6 +48,16 @@ __device__ __forceinline__ void oz_mma_s8(int (&c)[4], const uint4& a, const uin
         : "r"(a.x), "r"(a.y), "r"(a.z), "r"(a.w), "r"(b.x), "r"(b.y));
 }
 
+// body(i, c) for each modulus i of chunk `chunk`, c its place in the chunk. Unrolled: with
+// the chunk a constant (the caller's loop over chunks unrolled), i and c are constants in
+// the body, and the moduli and their constants stay immediates.
+template <typename F>
+__device__ __forceinline__ void oz_sp_each_modulus(int chunk, F body) {
+#pragma unroll
+    for (int i = 0; i < OZ_NUM_MODULI; ++i)
+        if (i / OZ_SP_CHUNK == chunk) body(i, i % OZ_SP_CHUNK);
+}
+
 // Shared-memory offset of the 4 residues of row r, entries h0 .. h0 + 3 (h0 % 4 == 0), in
 // the fragment order of A (rows of 16) or of Bt (rows of 8); plane_base: the plane's start.
 __device__ __forceinline__ int oz_sp_a_offset(int r, int h0) {
@@ -101,47 +111,35 @@ __device__ __forceinline__ void oz_sp_fill(char* smem, int chunk, const OzSpRows
         const int off = is_b ? planes * OZ_SP_A_PLANE + oz_sp_b_offset(r, h0)
                              : oz_sp_a_offset(r, h0);
         if (!src.valid(r) || h0 >= k) {  // padding (short rows, k < OZ_SP_K): zero residues
+            oz_sp_each_modulus(chunk, [&](int, int c) {
+                char* base = smem + c * per_modulus + off;
 #pragma unroll
-            for (int i = 0; i < OZ_NUM_MODULI; ++i) {
-                if (i / OZ_SP_CHUNK == chunk) {
-                    char* base = smem + (i % OZ_SP_CHUNK) * per_modulus + off;
-#pragma unroll
-                    for (int p = 0; p < planes; ++p)
-                        *reinterpret_cast<int*>(base + p * (is_b ? OZ_SP_B_PLANE : OZ_SP_A_PLANE)) = 0;
-                }
-            }
+                for (int p = 0; p < planes; ++p)
+                    *reinterpret_cast<int*>(base + p * (is_b ? OZ_SP_B_PLANE : OZ_SP_A_PLANE)) = 0;
+            });
             continue;
         }
         if constexpr (planes == 1) {
             OzEntryDigits re[4], im[4];
             oz_row_digits<1>(src.ptr(r), h0, k, shift[r], re, im);
-#pragma unroll
-            for (int i = 0; i < OZ_NUM_MODULI; ++i) {
-                const int c = i % OZ_SP_CHUNK;
-                if (i / OZ_SP_CHUNK == chunk) {
-                    char4 v = make_char4(oz_residue(re[0], i), oz_residue(re[1], i),
-                                         oz_residue(re[2], i), oz_residue(re[3], i));
-                    *reinterpret_cast<char4*>(smem + c * per_modulus + off) = v;
-                }
-            }
+            oz_sp_each_modulus(chunk, [&](int i, int c) {
+                *reinterpret_cast<char4*>(smem + c * per_modulus + off) =
+                    make_char4(oz_residue(re[0], i), oz_residue(re[1], i), oz_residue(re[2], i),
+                               oz_residue(re[3], i));
+            });
         } else {
 #ifdef OZ_GAUSSIAN
             const int plane_bytes = is_b ? OZ_SP_B_PLANE : OZ_SP_A_PLANE;
             OzDigits24 re[4], im[4];
             oz_row_digits<2>(src.ptr(r), h0, k, shift[r], re, im);
+            oz_sp_each_modulus(chunk, [&](int i, int c) {
+                int rp[4], rm[4];
 #pragma unroll
-            for (int i = 0; i < OZ_NUM_MODULI; ++i) {
-                const int c = i % OZ_SP_CHUNK;
-                if (i / OZ_SP_CHUNK == chunk) {
-                    int rp[4], rm[4];
-#pragma unroll
-                    for (int e = 0; e < 4; ++e) oz_gaussian_residues(re[e], im[e], i, rp[e], rm[e]);
-                    char* base = smem + c * per_modulus + off;
-                    *reinterpret_cast<char4*>(base) = make_char4(rp[0], rp[1], rp[2], rp[3]);
-                    *reinterpret_cast<char4*>(base + plane_bytes) =
-                        make_char4(rm[0], rm[1], rm[2], rm[3]);
-                }
-            }
+                for (int e = 0; e < 4; ++e) oz_gaussian_residues(re[e], im[e], i, rp[e], rm[e]);
+                char* base = smem + c * per_modulus + off;
+                *reinterpret_cast<char4*>(base) = make_char4(rp[0], rp[1], rp[2], rp[3]);
+                *reinterpret_cast<char4*>(base + plane_bytes) = make_char4(rm[0], rm[1], rm[2], rm[3]);
+            });
 #endif
         }
     }
@@ -268,40 +266,35 @@ __device__ __forceinline__ void oz_small_product_body(const double* __restrict__
         oz_sp_fill<planes>(smem, chunk, rows_a, k, shift, false);
         oz_sp_fill<planes>(smem, chunk, rows_b, k, shift + OZ_SP_TILE, true);
         __syncthreads();
+        oz_sp_each_modulus(chunk, [&](int i, int c) {
+            const int p_i = oz_moduli[i];
 #pragma unroll
-        for (int i = 0; i < OZ_NUM_MODULI; ++i) {
-            const int c = i % OZ_SP_CHUNK;
-            if (i / OZ_SP_CHUNK == chunk) {
-                const int p_i = oz_moduli[i];
+            for (int p = 0; p < planes; ++p) {
+                const char* pa = smem + c * per_modulus + p * OZ_SP_A_PLANE;
+                const char* pb = smem + c * per_modulus + planes * OZ_SP_A_PLANE + p * OZ_SP_B_PLANE;
+                int acc[tiles][4];
 #pragma unroll
-                for (int p = 0; p < planes; ++p) {
-                    const char* pa = smem + c * per_modulus + p * OZ_SP_A_PLANE;
-                    const char* pb = smem + c * per_modulus + planes * OZ_SP_A_PLANE +
-                                     p * OZ_SP_B_PLANE;
-                    int acc[tiles][4];
+                for (int u = 0; u < tiles; ++u)
 #pragma unroll
-                    for (int u = 0; u < tiles; ++u)
+                    for (int e = 0; e < 4; ++e) acc[u][e] = 0;
 #pragma unroll
-                        for (int e = 0; e < 4; ++e) acc[u][e] = 0;
+                for (int ks = 0; ks < OZ_SP_KSTEPS; ++ks) {
+                    const uint4 fa = *reinterpret_cast<const uint4*>(
+                        pa + (mt * OZ_SP_KSTEPS + ks) * OZ_SP_A_FRAG + lane * 16);
 #pragma unroll
-                    for (int ks = 0; ks < OZ_SP_KSTEPS; ++ks) {
-                        const uint4 fa = *reinterpret_cast<const uint4*>(
-                            pa + (mt * OZ_SP_KSTEPS + ks) * OZ_SP_A_FRAG + lane * 16);
-#pragma unroll
-                        for (int u = 0; u < tiles; ++u) {
-                            const uint2 fb = *reinterpret_cast<const uint2*>(
-                                pb + ((nt0 + u) * OZ_SP_KSTEPS + ks) * OZ_SP_B_FRAG + lane * 8);
-                            oz_mma_s8(acc[u], fa, fb);
-                        }
+                    for (int u = 0; u < tiles; ++u) {
+                        const uint2 fb = *reinterpret_cast<const uint2*>(
+                            pb + ((nt0 + u) * OZ_SP_KSTEPS + ks) * OZ_SP_B_FRAG + lane * 8);
+                        oz_mma_s8(acc[u], fa, fb);
                     }
-#pragma unroll
-                    for (int u = 0; u < tiles; ++u)
-#pragma unroll
-                        for (int e = 0; e < 4; ++e)
-                            sum_at(i, p, 4 * u + e) = (unsigned char)oz_mod_nonneg_small(acc[u][e], p_i);
                 }
+#pragma unroll
+                for (int u = 0; u < tiles; ++u)
+#pragma unroll
+                    for (int e = 0; e < 4; ++e)
+                        sum_at(i, p, 4 * u + e) = (unsigned char)oz_mod_nonneg_small(acc[u][e], p_i);
             }
-        }
+        });
     }
 
     // CRT reconstruction of the thread's outputs: C fragment element e of tile u is tile
