@@ -74,5 +74,5 @@ def staged_tiled_probe(engine, a, bt, *, budget_bits: int, r: int):
         "never": scheme._NEVER,
         "tile": scheme.TILE,
     }
-    index = scheme._subset(xp, a, bt, k)
+    index = scheme._subset(engine, a, bt, k)
     return TiledProbe(deficits[0], deficits[1], maxima), kwargs, index

@@ -416,6 +416,36 @@ def test_scaled_minima_kernel_is_the_rule(shape, rng):
         np.testing.assert_array_equal(cp.asnumpy(x), y)
 
 
+@pytest.mark.parametrize(
+    "shape, dtype",
+    [
+        ((37, 29), np.float64),
+        ((300, 2000), np.float64),
+        ((3, 16, 300), np.complex128),
+        ((2, 5, 1, 40), np.float64),
+        ((1, 1), np.complex128),
+        ((5000, 3), np.float64),
+    ],
+)
+@pytest.mark.parametrize("salt", [0, 1])
+def test_column_hash_kernel_is_the_rule(shape, dtype, salt, rng):
+    """CudaEngine.column_hash (gemm/guarantee.cu: a thread per word column, chunks of rows,
+    partial sums merged with atomicAdd modulo 2**64) gives the NumPy engine's hash bit for
+    bit: stacks, complex words, columns not a multiple of the block, many row chunks,
+    signed zeros, NaN and subnormal patterns."""
+    from ozfft.engines.select import cuda_engine, numpy_engine
+
+    x = phi_matrix(rng, shape, 4.0, dtype)
+    flat = x.reshape(-1)
+    flat[::7] = -0.0
+    flat[1::11] = 5e-324
+    flat[2::13] = np.nan
+    want = numpy_engine().column_hash(x, salt)
+    got = cuda_engine().column_hash(cp.asarray(x), salt)
+    assert got.dtype == want.dtype == np.uint64
+    np.testing.assert_array_equal(cp.asnumpy(got), want)
+
+
 def test_integer_residues_refuse_a_gaussian_system():
     """The FFT stage path's integer residues are Karatsuba planes (re, im, re + im): a
     Gaussian system, whose products read rmod(re +- j im), is refused by name."""

@@ -19,9 +19,10 @@ import numpy as np
 import pytest
 
 import ozfft
-from ozfft.engines import NumpyEngine
+from ozfft.engines import NumpyEngine, base
 from ozfft.linalg import matmul_plan
 from ozfft.ozaki import bounds
+from ozfft.ozaki.bounds import INDEX_HASH_MIX, INDEX_HASH_MULT
 from ozfft.ozaki.scaling import norm1_exponent_bound, norm1_exponent_fast
 from ozfft.profiling import profile_phases
 from ozfft.reference import phi_matrix, to_scaled_ints
@@ -364,7 +365,7 @@ def test_plan_does_not_depend_on_the_block_size(dtype, rng, monkeypatch):
             plan, planner = scheme.plan_matmul(
                 ENGINE, a, bt, precision="fp64", mode="fast", out_bits=53, exact_bits=(53, 53)
             )
-            vectors = [scheme._index_hash(np, a, 0), *planner.pairing.tiled()]
+            vectors = [ENGINE.column_hash(a, 0), *planner.pairing.tiled()]
             got.append((plan, [*vectors, *planner.pairing.entrywise()]))
         results.append(got)
     for other in results[1:]:
@@ -476,9 +477,37 @@ def test_lower_bound_products_bound_abs_products(phi, dtype, rng):
 def test_index_hash_is_a_function_of_the_content(rng):
     x = rng.standard_normal((3, 4, 50))
     perm = rng.permutation(50)
-    h = scheme._index_hash(np, x, 0)
-    np.testing.assert_array_equal(scheme._index_hash(np, x[..., perm], 0), h[perm])
+    h = ENGINE.column_hash(x, 0)
+    np.testing.assert_array_equal(ENGINE.column_hash(x[..., perm], 0), h[perm])
     assert len(set(h.tolist())) == 50
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.complex128])
+def test_index_hash_matches_python_integers(dtype, rng, monkeypatch):
+    """Engine.column_hash against its definition in Python integers: the 64-bit patterns
+    of each inner index's entries (rows of the flattened stack) times the odd weights
+    ((v ^ (v >> 31)) MIX) | 1, v = (r + 2 salt + 1) MULT, summed modulo 2**64; a complex
+    entry's sums as s_re + s_im MULT. Also with blocks of rows smaller than the stack."""
+    x = phi_matrix(rng, (2, 7, 13), 4.0, dtype)
+    x[0, 1, 2] = -0.0
+    words = x.reshape(-1, 13).view(np.uint64)
+    mask = (1 << 64) - 1
+
+    def weight(r, salt):
+        v = (r + 2 * salt + 1) * INDEX_HASH_MULT & mask
+        return ((v ^ (v >> 31)) * INDEX_HASH_MIX & mask) | 1
+
+    for salt in (0, 1):
+        sums = [
+            sum(int(words[r, c]) * weight(r, salt) for r in range(words.shape[0])) & mask
+            for c in range(words.shape[1])
+        ]
+        if dtype == np.complex128:
+            pairs = zip(sums[0::2], sums[1::2], strict=True)
+            sums = [(s_re + s_im * INDEX_HASH_MULT) & mask for s_re, s_im in pairs]
+        for block in (1 << 24, 30):
+            monkeypatch.setattr(base, "_HASH_BLOCK_ENTRIES", block)
+            assert ENGINE.column_hash(x, salt).tolist() == sums
 
 
 @pytest.mark.slow
@@ -647,7 +676,7 @@ def test_a_probe_given_statistics_gives_the_staged_plan_and_bits(dtype, k, fail,
     calls = collections.Counter()
     subset, row_stats = scheme._subset, NumpyEngine.row_stats
 
-    def counted_subset(*args):
+    def counted_subset(*args):  # (engine, a, bt, k)
         calls["subset"] += not engine.inside
         return subset(*args)
 

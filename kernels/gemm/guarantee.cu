@@ -63,3 +63,27 @@ extern "C" __global__ void __launch_bounds__(256)
         }
     }
 }
+
+// The accuracy plan's sample of the inner indices (ozfft/scheme/gemm.py, _subset;
+// Engine.column_hash): for x viewed as rows x cols 64-bit words,
+//   h[c] = sum_r x[r][c] w_r  (mod 2**64),  w_r = ((v ^ (v >> 31)) MIX) | 1,
+//   v = (r + salt) MULT  (salt = 2 s + 1; ozfft/ozaki/bounds.py, index_hash_weights).
+// grid: x over tiles of blockDim.x columns (a thread per column: coalesced rows), y over
+// chunks of row_chunk rows; each thread's partial sum is added with one atomicAdd, which
+// wraps modulo 2**64 like the sum, so the order does not matter. One read of x.
+extern "C" __global__ void __launch_bounds__(256)
+    oz_column_hash(const oz_u64* __restrict__ x, long long rows, long long cols,
+                   long long row_chunk, oz_u64 salt, oz_u64* __restrict__ h) {
+    const long long c = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+    if (c >= cols) return;
+    const long long r0 = blockIdx.y * row_chunk;
+    const long long r1 = r0 + row_chunk < rows ? r0 + row_chunk : rows;
+    oz_u64 acc = 0;
+#pragma unroll 4
+    for (long long r = r0; r < r1; ++r) {
+        oz_u64 v = ((oz_u64)r + salt) * OZ_HASH_MULT;
+        v = ((v ^ (v >> 31)) * OZ_HASH_MIX) | 1ULL;
+        acc += x[r * cols + c] * v;
+    }
+    atomicAdd(reinterpret_cast<unsigned long long*>(h + c), (unsigned long long)acc);
+}

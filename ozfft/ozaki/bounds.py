@@ -44,6 +44,8 @@ from .scaling import NEAREST_MIN, ceil_log2_int
 __all__ = [
     "DEFAULT_FFT_MODULI",
     "DEFAULT_MODULI",
+    "INDEX_HASH_MIX",
+    "INDEX_HASH_MULT",
     "MAX_PRODUCTS",
     "NO_BUDGET",
     "PRECISIONS",
@@ -52,6 +54,7 @@ __all__ = [
     "default_moduli",
     "element_deficit",
     "floor_log2_fraction",
+    "index_hash_weights",
     "lower_bound_bits",
     "pairing_offset",
     "rounding_error_bound",
@@ -201,6 +204,20 @@ def pairing_offset(r: int, lower_bound_bits: int) -> int:
     exact integer lower bound of ``(|A||B|)_ij`` built from ``g``-bit magnitudes.
     """
     return r + 1 + 2 * lower_bound_bits
+
+
+#: odd 64-bit constants of the inner-index hash (golden ratio, splitmix64)
+INDEX_HASH_MULT = 0x9E3779B97F4A7C15
+INDEX_HASH_MIX = 0xBF58476D1CE4E5B9
+
+
+def index_hash_weights(xp, rows: int, salt: int):
+    """The odd 64-bit row weights of the inner-index hash that picks the lower-bound
+    products' sample of ``k`` (``ozfft.scheme.gemm``, ``_subset``; the engines'
+    ``column_hash``): ``w_r = ((v ^ (v >> 31)) MIX) | 1`` with ``v = (r + 2 salt + 1)
+    MULT``, all modulo 2**64 (uint64 array of ``rows``)."""
+    v = (xp.arange(rows, dtype=xp.uint64) + xp.uint64(2 * salt + 1)) * xp.uint64(INDEX_HASH_MULT)
+    return (v ^ (v >> xp.uint64(31))) * xp.uint64(INDEX_HASH_MIX) | xp.uint64(1)
 
 
 def lower_bound_bits(terms: int) -> int:

@@ -51,6 +51,7 @@ from .._logging import logger
 from ..engines.base import Engine, check_complex_method
 from ..errors import DeviceMemoryError, NonFiniteInputError
 from ..ozaki.bounds import (
+    INDEX_HASH_MIX,
     MAX_PRODUCTS,
     default_moduli,
     element_deficit,
@@ -600,37 +601,15 @@ class _Operand:
         return self.e_min
 
 
-_HASH_MULT = np.uint64(0x9E3779B97F4A7C15)  # odd 64-bit constants (golden ratio, splitmix64)
-_HASH_MIX = np.uint64(0xBF58476D1CE4E5B9)
-
-
-def _index_hash(xp, x: Any, salt: int) -> Any:
-    """A 64-bit hash of every inner index ``h`` of ``x`` (..., rows, k): the bit patterns
-    of ``x[..., h]`` (both parts of a complex entry) weighted by odd per-row constants,
-    summed modulo 2**64. It moves with its column when ``k`` is permuted; columns of
-    different content collide with probability ~2**-64."""
-    k = x.shape[-1]
-    flat, blocks = _row_blocks(xp, x)
-    bits = flat.view(xp.uint64)  # (rows, k * parts)
-    w = (xp.arange(flat.shape[0], dtype=xp.uint64) + np.uint64(2 * salt + 1)) * _HASH_MULT
-    w = (w ^ (w >> np.uint64(31))) * _HASH_MIX | np.uint64(1)
-    h = xp.zeros(bits.shape[1], xp.uint64)
-    for rows in blocks:
-        h += (bits[rows] * w[rows, None]).sum(axis=0, dtype=xp.uint64)
-    if h.shape[0] == k:
-        return h
-    h = h.reshape(k, -1)
-    return h[:, 0] + h[:, 1] * _HASH_MULT
-
-
-def _subset(xp, a: Any, bt: Any, k: int) -> Any:
+def _subset(engine: Engine, a: Any, bt: Any, k: int) -> Any:
     """At most :data:`SUBSET` inner indices for the lower-bound products, chosen from the
-    order of a content hash of ``(A[:, h], B[h, :])``: every ``ceil(k/SUBSET)``-th
-    index in hash order (a pseudo-random sample that permuting ``k`` does not change,
-    so neither does the plan). All of ``k`` when it is small."""
+    order of a content hash of ``(A[:, h], B[h, :])`` (:meth:`Engine.column_hash`): every
+    ``ceil(k/SUBSET)``-th index in hash order (a pseudo-random sample that permuting ``k``
+    does not change, so neither does the plan). All of ``k`` when it is small."""
     if k <= SUBSET:
         return None
-    key = _index_hash(xp, a, 0) + _index_hash(xp, bt, 1) * _HASH_MIX
+    xp = engine.xp
+    key = engine.column_hash(a, 0) + engine.column_hash(bt, 1) * xp.uint64(INDEX_HASH_MIX)
     order = xp.argsort(key)
     return xp.sort(order[:: -(-k // SUBSET)])
 
@@ -673,7 +652,7 @@ class _Pairing:
         """``index``: :func:`_subset`'s inner indices, where the caller has them."""
         self.engine = engine
         self.xp = xp = engine.xp
-        index = _subset(xp, a.x, b.x, k) if index is _PICK else index
+        index = _subset(engine, a.x, b.x, k) if index is _PICK else index
         size = k if index is None else int(index.shape[0])
         self.g = lower_bound_bits(size * (2 if xp.iscomplexobj(a.x) else 1))
         self.ma = _magnitudes(xp, a.x, a.max_exp, a.zero, self.g, index)
@@ -1136,7 +1115,7 @@ def _probed_single(
         stats[0].check_finite()
         stats[1].check_finite()
         with timer("guarantee"):
-            index = _subset(xp, a, bt, k)
+            index = _subset(engine, a, bt, k)
         size = k if index is None else int(index.shape[0])
         pending = probe(size, stats=stats[:2], index=index)
         if pending is None:

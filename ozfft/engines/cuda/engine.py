@@ -29,6 +29,7 @@ import numpy as np
 from ... import config
 from ..._logging import logger
 from ...errors import DeviceMemoryError, NonFiniteInputError
+from ...ozaki.bounds import INDEX_HASH_MIX, INDEX_HASH_MULT
 from ...ozaki.moduli import ModuliSet, moduli_set
 from ...ozaki.residue_system import ResidueSystem
 from ...ozaki.scaling import ceil_log2_int
@@ -39,6 +40,7 @@ from ..base import (
     RowStats,
     TiledProbe,
     check_fp8_tensor_cores,
+    column_hash_of_parts,
     complex_products,
     compute_capability,
 )
@@ -88,9 +90,16 @@ _D2H = 2
 #: kernel sources, relative to the kernels folder
 _SCALING_CU = "gemm/scaling.cu"
 _GUARANTEE_CU = "gemm/guarantee.cu"
-#: rows per block of ``oz_scaled_minima`` (``OZ_MIN_ROWS``)
+#: rows per block of ``oz_scaled_minima`` (``OZ_MIN_ROWS``), and the inner-index hash's
+#: constants (``oz_column_hash``)
 _MIN_ROWS = 32
-_MINIMA_MACROS = Macros({"OZ_MIN_ROWS": str(_MIN_ROWS)})
+_GUARANTEE_MACROS = Macros(
+    {
+        "OZ_MIN_ROWS": str(_MIN_ROWS),
+        "OZ_HASH_MULT": f"{INDEX_HASH_MULT:#x}ULL",
+        "OZ_HASH_MIX": f"{INDEX_HASH_MIX:#x}ULL",
+    }
+)
 _RESIDUES_CU = "gemm/residues.cu"
 _PHASE_B_CU = "gemm/phase_b.cu"
 _SMALL_PRODUCT_CU = "gemm/small_product.cu"
@@ -463,7 +472,7 @@ class CudaEngine(Engine):
             grid_z = min(items, 65535)
             chunks = max(1, min(-(-n // _THREADS), -(-2 * self._sm_count // (row_blocks * grid_z))))
             chunk = -(-n // chunks)
-            kernel = get_function(_GUARANTEE_CU, "oz_scaled_minima", _MINIMA_MACROS)
+            kernel = get_function(_GUARANTEE_CU, "oz_scaled_minima", _GUARANTEE_MACROS)
             kernel(
                 (row_blocks, -(-n // chunk), grid_z),
                 (_THREADS,),
@@ -480,6 +489,27 @@ class CudaEngine(Engine):
                 ),
             )
         return rmin, cmin
+
+    def column_hash(self, x: Any, salt: int) -> Any:
+        """One read of ``x`` (``gemm/guarantee.cu``, ``oz_column_hash``): a thread per
+        64-bit word column, chunks of rows enough to fill the GPU, partial sums merged
+        with ``atomicAdd`` (modulo 2**64, as the sum)."""
+        cp = self._cp
+        bits = cp.ascontiguousarray(x).reshape(-1, x.shape[-1]).view(cp.uint64)
+        rows, cols = bits.shape
+        h = cp.zeros(cols, cp.uint64)
+        if rows and cols:
+            tiles = -(-cols // _THREADS)
+            chunks = max(1, min(rows, -(-4 * self._sm_count // tiles), _GRID_Z))
+            row_chunk = -(-rows // chunks)
+            kernel = get_function(_GUARANTEE_CU, "oz_column_hash", _GUARANTEE_MACROS)
+            kernel(
+                (tiles, -(-rows // row_chunk)),
+                (_THREADS,),
+                (bits, np.int64(rows), np.int64(cols), np.int64(row_chunk),
+                 np.uint64(2 * salt + 1), h),
+            )  # fmt: skip
+        return column_hash_of_parts(cp, h, x.shape[-1])
 
     def bound_operand(self, x: Any, max_exp: Any, bound_bits: int) -> Any:
         cp = self._cp
