@@ -7,60 +7,53 @@
 // comparisons. rmin and cmin hold the bit patterns of non-negative doubles, which order like
 // unsigned integers, merged with atomicMin; the caller starts them at +inf's bits.
 #include "common/ozaki_common.cuh"
-#include "common/block_reduce.cuh"
-
-struct OzMinDouble {
-    __device__ double operator()(double a, double b) const { return fmin(a, b); }
-};
 
 #ifndef OZ_MIN_ROWS  // rows per block (from ozfft/engines/cuda/engine.py)
-#define OZ_MIN_ROWS 32
+#define OZ_MIN_ROWS 64
 #endif
 
-// grid: x over blocks of OZ_MIN_ROWS rows of one item, y over chunks of columns (the
-// block's threads stride over its chunk), z over items (grid-stride). The rows' minima of
-// a chunk are merged with atomicMin on the bits as well (rmin starts at +inf's bits).
+__device__ __forceinline__ oz_u64 oz_bits_of(double v) { return (oz_u64)__double_as_longlong(v); }
+
+// grid: x over tiles of blockDim.x columns (a thread per column: coalesced rows), y over
+// blocks of OZ_MIN_ROWS rows of one item, z over items (grid-stride). A thread keeps its
+// column's minimum over the block's rows (one atomicMin at the end); each row's minimum over
+// the block's columns is a warp's shuffle reduction, merged in shared memory and then with
+// one atomicMin per row. One read of g, and few registers (many blocks per SM: the reads
+// are in flight together).
 extern "C" __global__ void __launch_bounds__(256)
     oz_scaled_minima(const double* __restrict__ g, long long batches, long long m, long long n,
-                     long long chunk, const double* __restrict__ rs,
-                     const double* __restrict__ cs, oz_u64* __restrict__ rmin,
-                     oz_u64* __restrict__ cmin) {
-    __shared__ double part[32];
+                     const double* __restrict__ rs, const double* __restrict__ cs,
+                     oz_u64* __restrict__ rmin, oz_u64* __restrict__ cmin) {
+    __shared__ oz_u64 row_part[OZ_MIN_ROWS];
     __shared__ double row_scale[OZ_MIN_ROWS];
-    const long long i0 = blockIdx.x * (long long)OZ_MIN_ROWS;
-    const long long j0 = blockIdx.y * chunk;
-    if (i0 >= m || j0 >= n) return;
+    const long long j = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+    const long long i0 = blockIdx.y * (long long)OZ_MIN_ROWS;
+    if (i0 >= m) return;  // (the whole block)
     const int rows = (int)(m - i0 < OZ_MIN_ROWS ? m - i0 : OZ_MIN_ROWS);
-    const long long j1 = j0 + chunk < n ? j0 + chunk : n;
+    const bool live = j < n;
+    const int lane = threadIdx.x % 32;
     for (long long b = blockIdx.z; b < batches; b += gridDim.z) {
-        const double* gb = g + (b * m + i0) * n;
-        const double* csb = cs + b * n;
-        __syncthreads();  // the previous item's row_scale is no longer read
-        if (threadIdx.x < rows) row_scale[threadIdx.x] = rs[b * m + i0 + threadIdx.x];
+        __syncthreads();  // the previous item's row_part and row_scale are read
+        if (threadIdx.x < rows) {
+            row_part[threadIdx.x] = oz_bits_of(OZ_INF);
+            row_scale[threadIdx.x] = rs[b * m + i0 + threadIdx.x];
+        }
         __syncthreads();
-        double row_min[OZ_MIN_ROWS];
+        const double c = live ? cs[b * n + j] : 0.0;
+        const double* gj = g + (b * m + i0) * n + j;
+        double col = OZ_INF;
+#pragma unroll 4
+        for (int r = 0; r < rows; ++r) {
+            const double v = live ? gj[r * n] : 0.0;
+            col = fmin(col, v * row_scale[r]);
+            double rv = live ? v * c : OZ_INF;
 #pragma unroll
-        for (int r = 0; r < OZ_MIN_ROWS; ++r) row_min[r] = OZ_INF;
-        for (long long j = j0 + threadIdx.x; j < j1; j += blockDim.x) {
-            const double c = csb[j];
-            double col = OZ_INF;
-#pragma unroll
-            for (int r = 0; r < OZ_MIN_ROWS; ++r) {
-                if (r < rows) {
-                    const double v = gb[r * n + j];
-                    row_min[r] = fmin(row_min[r], v * c);
-                    col = fmin(col, v * row_scale[r]);
-                }
-            }
-            atomicMin(cmin + b * n + j, (oz_u64)__double_as_longlong(col));
+            for (int off = 16; off > 0; off >>= 1) rv = fmin(rv, __shfl_xor_sync(0xffffffffu, rv, off));
+            if (lane == 0) atomicMin(reinterpret_cast<unsigned long long*>(row_part + r), oz_bits_of(rv));
         }
-        // the rows' minima over the chunk: one block reduction each
-#pragma unroll
-        for (int r = 0; r < OZ_MIN_ROWS; ++r) {
-            if (r >= rows) break;
-            const double v = oz_block_reduce(row_min[r], OzMinDouble(), (double)OZ_INF, part);
-            if (threadIdx.x == 0) atomicMin(rmin + b * m + i0 + r, (oz_u64)__double_as_longlong(v));
-        }
+        if (live) atomicMin(cmin + b * n + j, oz_bits_of(col));
+        __syncthreads();
+        if (threadIdx.x < rows) atomicMin(rmin + b * m + i0 + threadIdx.x, row_part[threadIdx.x]);
     }
 }
 

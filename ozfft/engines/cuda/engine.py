@@ -92,7 +92,7 @@ _SCALING_CU = "gemm/scaling.cu"
 _GUARANTEE_CU = "gemm/guarantee.cu"
 #: rows per block of ``oz_scaled_minima`` (``OZ_MIN_ROWS``), and the inner-index hash's
 #: constants (``oz_column_hash``)
-_MIN_ROWS = 32
+_MIN_ROWS = 64
 _GUARANTEE_MACROS = Macros(
     {
         "OZ_MIN_ROWS": str(_MIN_ROWS),
@@ -459,29 +459,24 @@ class CudaEngine(Engine):
         return out
 
     def scaled_minima(self, g: Any, row_scale: Any, col_scale: Any) -> tuple[Any, Any]:
-        """One read of ``g`` (``gemm/guarantee.cu``, ``oz_scaled_minima``): blocks of rows
-        by chunks of columns, enough of them to fill the GPU; both minima merged with
-        ``atomicMin`` on the bits."""
+        """One read of ``g`` (``gemm/guarantee.cu``, ``oz_scaled_minima``): a thread per
+        column and a block per ``_MIN_ROWS`` rows, the rows' minima reduced in warps;
+        both minima merged with ``atomicMin`` on the bits."""
         cp = self._cp
         *batch, m, n = g.shape
         items = int(np.prod(batch)) if batch else 1
         rmin = cp.full((*batch, m), np.inf, cp.float64)
         cmin = cp.full((*batch, n), np.inf, cp.float64)
         if g.size:
-            row_blocks = -(-m // _MIN_ROWS)
-            grid_z = min(items, 65535)
-            chunks = max(1, min(-(-n // _THREADS), -(-2 * self._sm_count // (row_blocks * grid_z))))
-            chunk = -(-n // chunks)
             kernel = get_function(_GUARANTEE_CU, "oz_scaled_minima", _GUARANTEE_MACROS)
             kernel(
-                (row_blocks, -(-n // chunk), grid_z),
+                (-(-n // _THREADS), -(-m // _MIN_ROWS), min(items, _GRID_Z)),
                 (_THREADS,),
                 (
                     cp.ascontiguousarray(g, dtype=cp.float64),
                     np.int64(items),
                     np.int64(m),
                     np.int64(n),
-                    np.int64(chunk),
                     cp.ascontiguousarray(row_scale, dtype=cp.float64),
                     cp.ascontiguousarray(col_scale, dtype=cp.float64),
                     rmin.view(cp.uint64),
