@@ -559,15 +559,6 @@ def _scale(xp, d: Any) -> Any:
     return xp.ldexp(xp.ones(d.shape, xp.float64), (-xp.clip(d, -960, 960)).astype(xp.int32))
 
 
-def _reduced_deficits(engine: Engine, g: Any, da: Any, db: Any) -> tuple[Any, Any]:
-    """``max_j (db_j - floor_log2 g_ij)`` per row and ``max_i (da_i - floor_log2 g_ij)``
-    per column, as ``-floor_log2(min_j g_ij 2**-db_j)`` (scaling by a power of two is
-    exact, and ``floor_log2`` is monotone): :meth:`Engine.scaled_minima`."""
-    xp = engine.xp
-    rmin, cmin = engine.scaled_minima(g, _scale(xp, da), _scale(xp, db))
-    return -_floor_log2(xp, rmin), -_floor_log2(xp, cmin)
-
-
 def _tile_max(xp, v: Any, tile: int, fill: int) -> Any:
     """``(..., rows) -> (..., ceil(rows/tile))`` maxima (padding ``fill``)."""
     rows = v.shape[-1]
@@ -631,12 +622,32 @@ def _pair_products(xp, ma: list, mb: list) -> Any:
     """Exact lower-bound products ``G`` (..., rows_a, rows_b): real ``Ma Mb^T``; complex
     the smaller of the Re-form ``Mr Nr^T + Mi Ni^T`` and the Im-form
     ``Mr Ni^T + Mi Nr^T`` (each bounds its own part of ``|A||B|``)."""
-    if len(ma) == 1:
-        return xp.matmul(ma[0], xp.swapaxes(mb[0], -1, -2))
-    a2 = xp.concatenate(ma, axis=-1)
-    re = xp.matmul(a2, xp.swapaxes(xp.concatenate(mb, axis=-1), -1, -2))
-    im = xp.matmul(a2, xp.swapaxes(xp.concatenate(mb[::-1], axis=-1), -1, -2))
-    return xp.minimum(re, im)
+    return _PairOperand(xp, mb).products(ma)
+
+
+class _PairOperand:
+    """The B side of :func:`_pair_products`, formed once for many blocks of A's rows: the
+    magnitudes transposed (real), or those of the Re- and Im-forms side by side
+    (complex)."""
+
+    def __init__(self, xp, mb: list) -> None:
+        self.xp = xp
+        if len(mb) == 1:
+            self.forms = [xp.ascontiguousarray(xp.swapaxes(mb[0], -1, -2))]
+        else:
+            self.forms = [
+                xp.ascontiguousarray(xp.swapaxes(xp.concatenate(parts, axis=-1), -1, -2))
+                for parts in (mb, mb[::-1])
+            ]
+
+    def products(self, ma: list, batch: slice = slice(None)) -> Any:
+        """``G`` of A's rows ``ma`` against the items ``batch`` of B."""
+        xp = self.xp
+        a = ma[0] if len(ma) == 1 else xp.concatenate(ma, axis=-1)
+        g = xp.matmul(a, self.forms[0][batch])
+        for form in self.forms[1:]:
+            g = xp.minimum(g, xp.matmul(a, form[batch]))
+        return g
 
 
 class _Pairing:
@@ -689,18 +700,21 @@ class _Pairing:
 
 
 def _blocked_deficits(engine: Engine, ma: list, mb: list, da: Any, db: Any) -> tuple[Any, Any]:
-    """:func:`_reduced_deficits` of the lower-bound products ``G = Ma Mb^T`` (batched),
-    formed in blocks of at most ``_BLOCK_ENTRIES`` entries."""
+    """``max_j (db_j - floor_log2 G_ij)`` per row and ``max_i (da_i - floor_log2 G_ij)`` per
+    column of the lower-bound products ``G = Ma Mb^T`` (batched), as ``-floor_log2(min_j
+    G_ij 2**-db_j)`` (scaling by a power of two is exact, and ``floor_log2`` is monotone):
+    ``G`` formed in blocks of at most ``_BLOCK_ENTRIES`` entries, the blocks' scaled minima
+    (:meth:`Engine.scaled_minima`) merged, then one ``floor_log2`` per vector."""
     xp = engine.xp
     batch = da.shape[:-1]
     m, n = da.shape[-1], db.shape[-1]
     nb_ = int(np.prod(batch)) if batch else 1
     ma = [x.reshape(nb_, m, x.shape[-1]) for x in ma]
-    mb = [x.reshape(nb_, n, x.shape[-1]) for x in mb]
-    da = da.reshape(nb_, m)
-    db = db.reshape(nb_, n)
-    ra = xp.empty((nb_, m), xp.int64)
-    rb = xp.full((nb_, n), -_NEVER, xp.int64)
+    pair = _PairOperand(xp, [x.reshape(nb_, n, x.shape[-1]) for x in mb])
+    scale_a = _scale(xp, da.reshape(nb_, m))
+    scale_b = _scale(xp, db.reshape(nb_, n))
+    rmin = xp.empty((nb_, m), xp.float64)
+    cmin = xp.full((nb_, n), np.inf, xp.float64)
     if m * n <= _BLOCK_ENTRIES:
         bb, mbk = max(1, _BLOCK_ENTRIES // (m * n)), m
     else:
@@ -709,9 +723,10 @@ def _blocked_deficits(engine: Engine, ma: list, mb: list, da: Any, db: Any) -> t
         bs = slice(b0, b0 + bb)
         for i0 in range(0, m, mbk):
             rs = slice(i0, i0 + mbk)
-            g = _pair_products(xp, [x[bs, rs] for x in ma], [x[bs] for x in mb])
-            ra[bs, rs], rbk = _reduced_deficits(engine, g, da[bs, rs], db[bs])
-            rb[bs] = xp.maximum(rb[bs], rbk)
+            g = pair.products([x[bs, rs] for x in ma], bs)
+            rmin[bs, rs], block_cmin = engine.scaled_minima(g, scale_a[bs, rs], scale_b[bs])
+            cmin[bs] = xp.minimum(cmin[bs], block_cmin)
+    ra, rb = -_floor_log2(xp, rmin), -_floor_log2(xp, cmin)
     return ra.reshape(*batch, m), rb.reshape(*batch, n)
 
 
