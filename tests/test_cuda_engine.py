@@ -397,12 +397,15 @@ def test_fast_shift_kernel_is_the_rule(rng):
         np.testing.assert_array_equal(cp.asnumpy(got), want)
 
 
-@pytest.mark.parametrize("shape", [(37, 29), (70, 2000), (3, 16, 300), (2, 5, 1, 40), (1, 1)])
+@pytest.mark.parametrize(
+    "shape", [(37, 29), (70, 2000), (3, 16, 300), (2, 5, 1, 40), (1, 1), (65535 * 64 + 100, 2)]
+)
 def test_scaled_minima_kernel_is_the_rule(shape, rng):
-    """CudaEngine.scaled_minima (gemm/guarantee.cu: one read of g in blocks of rows by
-    chunks of columns, minima merged with atomicMin on the bits) gives the NumPy engine's
+    """CudaEngine.scaled_minima (gemm/guarantee.cu: one read of g, a thread per column over
+    blocks of rows, minima merged with atomicMin on the bits) gives the NumPy engine's
     row and column minima of g scaled by powers of two, for stacks, rows not a multiple of
-    the block's 32, several column chunks, zeros in g and scales from 2**-960 to 2**960."""
+    the block's 64, more row blocks than a grid dimension holds, several column tiles, zeros
+    in g and scales from 2**-960 to 2**960."""
     from ozfft.engines.select import cuda_engine, numpy_engine
 
     *batch, m, n = shape

@@ -15,11 +15,11 @@
 __device__ __forceinline__ oz_u64 oz_bits_of(double v) { return (oz_u64)__double_as_longlong(v); }
 
 // grid: x over tiles of blockDim.x columns (a thread per column: coalesced rows), y over
-// blocks of OZ_MIN_ROWS rows of one item, z over items (grid-stride). A thread keeps its
-// column's minimum over the block's rows (one atomicMin at the end); each row's minimum over
-// the block's columns is a warp's shuffle reduction, merged in shared memory and then with
-// one atomicMin per row. One read of g, and few registers (many blocks per SM: the reads
-// are in flight together).
+// blocks of OZ_MIN_ROWS rows of one item, z over items (both grid-stride). A thread keeps
+// its column's minimum over the block's rows (one atomicMin at the end); each row's minimum
+// over the block's columns is a warp's shuffle reduction, merged in shared memory and then
+// with one atomicMin per row. One read of g, and few registers (many blocks per SM: the
+// reads are in flight together).
 extern "C" __global__ void __launch_bounds__(256)
     oz_scaled_minima(const double* __restrict__ g, long long batches, long long m, long long n,
                      const double* __restrict__ rs, const double* __restrict__ cs,
@@ -27,33 +27,36 @@ extern "C" __global__ void __launch_bounds__(256)
     __shared__ oz_u64 row_part[OZ_MIN_ROWS];
     __shared__ double row_scale[OZ_MIN_ROWS];
     const long long j = blockIdx.x * (long long)blockDim.x + threadIdx.x;
-    const long long i0 = blockIdx.y * (long long)OZ_MIN_ROWS;
-    if (i0 >= m) return;  // (the whole block)
-    const int rows = (int)(m - i0 < OZ_MIN_ROWS ? m - i0 : OZ_MIN_ROWS);
     const bool live = j < n;
     const int lane = threadIdx.x % 32;
-    for (long long b = blockIdx.z; b < batches; b += gridDim.z) {
-        __syncthreads();  // the previous item's row_part and row_scale are read
-        if (threadIdx.x < rows) {
-            row_part[threadIdx.x] = oz_bits_of(OZ_INF);
-            row_scale[threadIdx.x] = rs[b * m + i0 + threadIdx.x];
-        }
-        __syncthreads();
-        const double c = live ? cs[b * n + j] : 0.0;
-        const double* gj = g + (b * m + i0) * n + j;
-        double col = OZ_INF;
+    for (long long i0 = blockIdx.y * (long long)OZ_MIN_ROWS; i0 < m;
+         i0 += (long long)gridDim.y * OZ_MIN_ROWS) {
+        const int rows = (int)(m - i0 < OZ_MIN_ROWS ? m - i0 : OZ_MIN_ROWS);
+        for (long long b = blockIdx.z; b < batches; b += gridDim.z) {
+            __syncthreads();  // the previous pass's row_part and row_scale are read
+            if (threadIdx.x < rows) {
+                row_part[threadIdx.x] = oz_bits_of(OZ_INF);
+                row_scale[threadIdx.x] = rs[b * m + i0 + threadIdx.x];
+            }
+            __syncthreads();
+            const double c = live ? cs[b * n + j] : 0.0;
+            const double* gj = g + (b * m + i0) * n + j;
+            double col = OZ_INF;
 #pragma unroll 4
-        for (int r = 0; r < rows; ++r) {
-            const double v = live ? gj[r * n] : 0.0;
-            col = fmin(col, v * row_scale[r]);
-            double rv = live ? v * c : OZ_INF;
+            for (int r = 0; r < rows; ++r) {
+                const double v = live ? gj[r * n] : 0.0;
+                col = fmin(col, v * row_scale[r]);
+                double rv = live ? v * c : OZ_INF;
 #pragma unroll
-            for (int off = 16; off > 0; off >>= 1) rv = fmin(rv, __shfl_xor_sync(0xffffffffu, rv, off));
-            if (lane == 0) atomicMin(reinterpret_cast<unsigned long long*>(row_part + r), oz_bits_of(rv));
+                for (int off = 16; off > 0; off >>= 1)
+                    rv = fmin(rv, __shfl_xor_sync(0xffffffffu, rv, off));
+                if (lane == 0)
+                    atomicMin(reinterpret_cast<unsigned long long*>(row_part + r), oz_bits_of(rv));
+            }
+            if (live) atomicMin(cmin + b * n + j, oz_bits_of(col));
+            __syncthreads();
+            if (threadIdx.x < rows) atomicMin(rmin + b * m + i0 + threadIdx.x, row_part[threadIdx.x]);
         }
-        if (live) atomicMin(cmin + b * n + j, oz_bits_of(col));
-        __syncthreads();
-        if (threadIdx.x < rows) atomicMin(rmin + b * m + i0 + threadIdx.x, row_part[threadIdx.x]);
     }
 }
 

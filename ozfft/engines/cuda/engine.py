@@ -470,7 +470,7 @@ class CudaEngine(Engine):
         if g.size:
             kernel = get_function(_GUARANTEE_CU, "oz_scaled_minima", _GUARANTEE_MACROS)
             kernel(
-                (-(-n // _THREADS), -(-m // _MIN_ROWS), min(items, _GRID_Z)),
+                (-(-n // _THREADS), min(-(-m // _MIN_ROWS), _GRID_Z), min(items, _GRID_Z)),
                 (_THREADS,),
                 (
                     cp.ascontiguousarray(g, dtype=cp.float64),
