@@ -625,19 +625,17 @@ def test_a_one_pass_probe_gives_the_staged_plan_and_bits(dtype, case, rng):
 
 class _GivenStatsEngine(NumpyEngine):
     """The NumPy engine with a probe that, like the CUDA engine's past k = 64, answers only
-    when given the statistics: the staged test's result, or with ``fail`` a deficit (the
-    whole decision then runs on the statistics and the subset formed for the probe)."""
+    when given the statistics: the staged test's result (where it fails, the whole decision
+    runs on the statistics and the subset formed for the probe)."""
 
     has_plan_probe = True
 
-    def __init__(self, fail: bool) -> None:
+    def __init__(self) -> None:
         super().__init__()
-        self.fail = fail
         self.probes: list = []
         self.inside = False  # within the reference (its own statistics and subset)
 
     def tiled_plan_probe(self, a, bt, *, stats=None, index=None, **kwargs):
-        from ozfft.engines.base import TiledProbe
         from tests.helpers import staged_tiled_probe
 
         if stats is None:
@@ -652,7 +650,7 @@ class _GivenStatsEngine(NumpyEngine):
         assert (index is None) == (subset is None)
         assert index is None or np.array_equal(index, subset)
         self.probes.append(probe)
-        return lambda: TiledProbe(1, 0, probe.maxima) if self.fail else probe
+        return lambda: probe
 
 
 @pytest.mark.parametrize("dtype", [np.float64, np.complex128])
@@ -661,9 +659,12 @@ class _GivenStatsEngine(NumpyEngine):
 def test_a_probe_given_statistics_gives_the_staged_plan_and_bits(dtype, k, fail, rng, monkeypatch):
     """The probe with given statistics (any k): the staged decision's plan and bits, and
     the statistics and the inner-index subset are formed once per call, whether the probe
-    proves the default count or the whole decision runs after it."""
-    a = phi_matrix(rng, (2, 12, k), 0.5, dtype)
-    b = phi_matrix(rng, (2, k, 9), 0.5, dtype)
+    proves the default count (phi = 0.5) or the whole decision runs after it (phi = 1.5:
+    the tiled test fails and the entrywise one proves a single product; the decision starts
+    there, without running the tiled test again)."""
+    phi = 1.5 if fail else 0.5
+    a = phi_matrix(rng, (2, 12, k), phi, dtype)
+    b = phi_matrix(rng, (2, k, 9), phi, dtype)
     kw = {
         "precision": "fp64",
         "mode": "fast",
@@ -672,9 +673,9 @@ def test_a_probe_given_statistics_gives_the_staged_plan_and_bits(dtype, k, fail,
         "exact_bits": (53, 53),
     }
     want, want_plan = scheme.guaranteed_matmul(ENGINE, a, b, **kw)
-    engine = _GivenStatsEngine(fail)
+    engine = _GivenStatsEngine()
     calls = collections.Counter()
-    subset, row_stats = scheme._subset, NumpyEngine.row_stats
+    subset, row_stats, tiled = scheme._subset, NumpyEngine.row_stats, scheme._Pairing.tiled
 
     def counted_subset(*args):  # (engine, a, bt, k)
         calls["subset"] += not engine.inside
@@ -684,12 +685,17 @@ def test_a_probe_given_statistics_gives_the_staged_plan_and_bits(dtype, k, fail,
         calls["row_stats"] += not engine.inside
         return row_stats(self, *args, **kwargs)
 
+    def counted_tiled(self):
+        calls["tiled"] += not engine.inside
+        return tiled(self)
+
     monkeypatch.setattr(scheme, "_subset", counted_subset)
     monkeypatch.setattr(NumpyEngine, "row_stats", counted_stats)
+    monkeypatch.setattr(scheme._Pairing, "tiled", counted_tiled)
     got, plan = scheme.guaranteed_matmul(engine, a, b, **kw)
     (probe,) = engine.probes
-    assert probe.deficit_a <= 0 and probe.deficit_b <= 0  # well-scaled: the test proves it
-    assert calls == {"subset": 1, "row_stats": 2}
+    assert (probe.deficit_a > 0 or probe.deficit_b > 0) == fail
+    assert (calls["subset"], calls["row_stats"], calls["tiled"]) == (1, 2, 0)  # no second test
     assert plan == want_plan
     np.testing.assert_array_equal(got, want)
 
@@ -701,21 +707,19 @@ def test_the_plan_alone_takes_the_probe(dtype, case, rng):
     from the probe where it proves the default count, the whole decision otherwise, and no
     product is computed either way."""
     k = 100 if case.startswith("given") else 24
-    phi = 8.0 if case == "wide" else 0.5
+    phi = {"wide": 8.0, "given_fails": 1.5}.get(case, 0.5)
     a = phi_matrix(rng, (3, 20, k), phi, dtype)
     b = phi_matrix(rng, (3, k, 11), phi, dtype)
     kw = {"precision": "fp64", "mode": "fast", "out_bits": 53, "exact_bits": (53, 53)}
     _, want = scheme.guaranteed_matmul(ENGINE, a, b, out_dtype=np.dtype(dtype), **kw)
-    engine = (
-        _GivenStatsEngine(case == "given_fails") if case.startswith("given") else _ProbingEngine()
-    )
+    engine = _GivenStatsEngine() if case.startswith("given") else _ProbingEngine()
     products = []
     engine.exact_product = lambda *args, **kwargs: products.append(1)
     prepared = engine.prepare_operand(a), engine.prepare_operand(np.swapaxes(b, -1, -2))
     plan = scheme.guaranteed_plan(engine, *prepared, **kw)
     assert plan == want
     (probe,) = engine.probes
-    proved = probe.deficit_a <= 0 and probe.deficit_b <= 0 and case != "given_fails"
+    proved = probe.deficit_a <= 0 and probe.deficit_b <= 0
     assert proved == (case in ("proved", "given"))
     assert plan.reason == "default moduli proved (tiled bound)" or not proved
     assert products == []

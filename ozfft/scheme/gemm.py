@@ -43,7 +43,7 @@ from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager, nullcontext
 from dataclasses import dataclass, field, replace
 from functools import cache
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -776,8 +776,11 @@ class _Planner:
         phase_a="int8",
         stats=None,
         index=_PICK,
+        tiled_failed=False,
     ):
         self.engine = engine
+        #: the tiled test at the default count is known to fail (the one-pass probe's)
+        self.tiled_failed = tiled_failed
         self.xp = xp = engine.xp
         self.mode = mode
         self.precision = precision
@@ -876,17 +879,18 @@ class _Planner:
 
     def _plan(self) -> MatmulPlan:
         xp = self.xp
-        if truncation_budget(self.k, self.precision, self.out_bits, 1) is not None:
+        pairing = truncation_budget(self.k, self.precision, self.out_bits, 1) is not None
+        if pairing and not self.tiled_failed:
             with self.timer("guarantee"):
                 self.pair = self.pairing.tiled()
                 deficits = self._single_deficits()
             if self._first_single(deficits) == self.base:
                 return MatmulPlan(self.base, reason="default moduli proved (tiled bound)")
         with self.timer("guarantee"):
-            if self.pair is not None:
+            if pairing:
                 self.pair = self.pairing.entrywise()
                 deficits = self._single_deficits()
-            if self.pair is None or self._first_single(deficits) != self.base:
+            if not pairing or self._first_single(deficits) != self.base:
                 self.a.emin(xp)
                 self.b.emin(xp)
                 deficits = self._single_deficits()
@@ -997,10 +1001,13 @@ def plan_matmul(
     phase_a: str = "int8",
     stats: tuple | None = None,
     index: Any = _PICK,
+    tiled_failed: bool = False,
 ) -> tuple[MatmulPlan, _Planner]:
     """The plan of ``a @ bt^T`` (rows over k, prepared operands) under the guarantee
     (``stats``: the operands' statistics in ``mode``, ``index``: :func:`_subset`'s inner
-    indices, where the caller has them).
+    indices, where the caller has them; ``tiled_failed``: the caller's one-pass probe ran
+    the tiled test at the default count and it failed, so the decision starts at the
+    entrywise test — the same plan).
 
     ``phase_a="fp8"``: the same decision over at most :func:`fp8_max_moduli` INT8 moduli
     (the most an FP8 residue system stands in for), run on :func:`fp8_system_for` that
@@ -1022,6 +1029,7 @@ def plan_matmul(
             phase_a=phase_a,
             stats=stats,
             index=index,
+            tiled_failed=tiled_failed,
         )
         return planner.plan(), planner
 
@@ -1044,6 +1052,17 @@ def _plan_memory(engine: Engine, a: Any, bt: Any) -> Iterator[None]:
         needed = 8 * (4 * _BLOCK_ENTRIES + (m + n) * k * parts)
         what = f"the accuracy plan of an emulated {m}x{k}x{n} product"
         raise DeviceMemoryError(what, needed) from exc
+
+
+class _Reuse(NamedTuple):
+    """What the one-pass probe leaves to the whole decision: the operands' statistics and
+    :func:`_subset`'s inner indices where it formed them (else None and ``_PICK``), and
+    whether it ran the tiled test at the default count and found it failing (the decision
+    then starts at the entrywise test: the tiled test's one use is to prove that count)."""
+
+    stats: tuple | None
+    index: Any
+    tiled_failed: bool
 
 
 #: the most work (batch m n k) whose product on the default count is queued before the
@@ -1077,9 +1096,8 @@ def _probed_single(
     ``compute=False``: the plan alone (``result`` None; no product is queued).
 
     Returns ``(None, reuse)`` where the engine has no probe for the shape (fast mode and
-    INT8 only), where the tiled test does not prove the default count (the caller runs
-    the whole decision; ``reuse``: the statistics and :func:`_subset`'s indices,
-    ``(stats, index)``, when they were formed here, else None)."""
+    INT8 only), or where the tiled test does not prove the default count: the caller runs
+    the whole decision with ``reuse`` (:class:`_Reuse`; None where nothing was formed)."""
     k = a.shape[-1]
     if mode != "fast" or phase_a != "int8":
         return None, None
@@ -1134,7 +1152,7 @@ def _probed_single(
         size = k if index is None else int(index.shape[0])
         pending = probe(size, stats=stats[:2], index=index)
         if pending is None:
-            return None, (stats, index)
+            return None, _Reuse(stats, index, tiled_failed=False)
     *batch, m, _ = a.shape
     out = None
     if speculate and math.prod(batch) * m * bt.shape[-2] * k <= _SPECULATE_WORK:
@@ -1145,7 +1163,7 @@ def _probed_single(
             raise
     result = pending()
     if result.deficit_a > 0 or result.deficit_b > 0:
-        return None, None if stats is None else (stats, index)
+        return None, _Reuse(stats, _PICK if stats is None else index, tiled_failed=True)
     logger.debug("ozaki-II %s: %s @ %s, plan %s (%s, one-pass probe)", engine.name, a.shape,
                  bt.shape, plan.describe(), plan.reason)  # fmt: skip
     if not compute:
@@ -1299,8 +1317,9 @@ def _decision(
         exact_bits=exact_bits,
         timer=timer,
         phase_a=phase_a,
-        stats=None if reuse is None else reuse[0],
-        index=_PICK if reuse is None else reuse[1],
+        stats=None if reuse is None else reuse.stats,
+        index=_PICK if reuse is None else reuse.index,
+        tiled_failed=reuse is not None and reuse.tiled_failed,
     )
     return None, plan, planner
 
