@@ -34,7 +34,6 @@ __all__ = [
     "auto_phase_a",
     "check_complex_method",
     "check_fp8_tensor_cores",
-    "column_hash_of_parts",
     "complex_products",
     "compute_capability",
     "parse_compute_capability",
@@ -136,21 +135,6 @@ class ArrayFlag:
 _HASH_BLOCK_ENTRIES = 1 << 24
 
 
-def _word_columns(xp, x: Any) -> Any:
-    """``x`` (..., rows, k) as its 64-bit words, ``(R, k * parts)`` uint64 (a view when
-    contiguous; complex entries as two words, re then im)."""
-    return xp.ascontiguousarray(x).reshape(-1, x.shape[-1]).view(xp.uint64)
-
-
-def column_hash_of_parts(xp, h: Any, k: int) -> Any:
-    """The per-index hash of :meth:`Engine.column_hash` from the per-word sums ``h``
-    (``k`` or ``2 k`` of them): a complex entry's ``s_re + s_im MULT`` modulo 2**64."""
-    if h.shape[0] == k:
-        return h
-    h = h.reshape(k, -1)
-    return h[:, 0] + h[:, 1] * xp.uint64(INDEX_HASH_MULT)
-
-
 class Engine(abc.ABC):
     """One implementation of the Ozaki-II stages on one array library.
 
@@ -250,18 +234,30 @@ class Engine(abc.ABC):
         """A 64-bit hash of every inner index ``h`` of ``x`` (..., rows, k) (the accuracy
         plan's sample of ``k``): the bit patterns of ``x[..., h]`` weighted by the odd row
         weights :func:`~ozfft.ozaki.bounds.index_hash_weights` (rows of the flattened
-        stack), summed modulo 2**64; a complex entry's two sums ``s_re + s_im MULT``. It
-        moves with its column when ``k`` is permuted; engines may sum in any order (the
-        sums wrap). Returns uint64 of length ``k``."""
+        stack), summed modulo 2**64 (:meth:`weighted_column_sums`); a complex entry's two
+        sums ``s_re + s_im MULT``. It moves with its column when ``k`` is permuted.
+        Returns uint64 of length ``k``."""
         xp = self.xp
-        bits = _word_columns(xp, x)
-        w = index_hash_weights(xp, bits.shape[0], salt)
-        h = xp.zeros(bits.shape[1], xp.uint64)
-        step = max(1, _HASH_BLOCK_ENTRIES // max(bits.shape[1], 1))  # bounded temporaries
-        for r0 in range(0, bits.shape[0], step):
+        k = x.shape[-1]
+        words = xp.ascontiguousarray(x).reshape(-1, k).view(xp.uint64)  # complex: re, im
+        h = self.weighted_column_sums(words, salt)
+        if h.shape[0] == k:
+            return h
+        h = h.reshape(k, -1)
+        return h[:, 0] + h[:, 1] * xp.uint64(INDEX_HASH_MULT)
+
+    def weighted_column_sums(self, words: Any, salt: int) -> Any:
+        """``sum_r words[r, c] w_r`` modulo 2**64 for every column of ``words`` (R, C)
+        uint64, ``w = index_hash_weights(R, salt)``: :meth:`column_hash`'s sums. The sums
+        wrap, so any order gives them; here in blocks of rows (bounded temporaries)."""
+        xp = self.xp
+        w = index_hash_weights(xp, words.shape[0], salt)
+        h = xp.zeros(words.shape[1], xp.uint64)
+        step = max(1, _HASH_BLOCK_ENTRIES // max(words.shape[1], 1))
+        for r0 in range(0, words.shape[0], step):
             rows = slice(r0, r0 + step)
-            h += (bits[rows] * w[rows, None]).sum(axis=0, dtype=xp.uint64)
-        return column_hash_of_parts(xp, h, x.shape[-1])
+            h += (words[rows] * w[rows, None]).sum(axis=0, dtype=xp.uint64)
+        return h
 
     # -- stage 2: residues -----------------------------------------------------------
     @abc.abstractmethod

@@ -1083,7 +1083,7 @@ def _probed_single(
     phase_a: str,
     timer: Timer,
     compute: bool = True,
-) -> tuple[tuple[Any, MatmulPlan] | None, tuple | None]:
+) -> tuple[tuple[Any, MatmulPlan] | None, _Reuse | None]:
     """``(result, plan)`` of :func:`guaranteed_matmul` when the engine's one-pass probe
     (:meth:`~ozfft.engines.base.Engine.tiled_plan_probe`) finds that the tiled pairing
     test proves the default moduli count: the plan :func:`plan_matmul` returns then, from

@@ -40,7 +40,6 @@ from ..base import (
     RowStats,
     TiledProbe,
     check_fp8_tensor_cores,
-    column_hash_of_parts,
     complex_products,
     compute_capability,
 )
@@ -485,13 +484,12 @@ class CudaEngine(Engine):
             )
         return rmin, cmin
 
-    def column_hash(self, x: Any, salt: int) -> Any:
-        """One read of ``x`` (``gemm/guarantee.cu``, ``oz_column_hash``): a thread per
-        64-bit word column, chunks of rows enough to fill the GPU, partial sums merged
-        with ``atomicAdd`` (modulo 2**64, as the sum)."""
+    def weighted_column_sums(self, words: Any, salt: int) -> Any:
+        """One read of ``words`` (``gemm/guarantee.cu``, ``oz_column_hash``): a thread per
+        column, chunks of rows enough to fill the GPU, partial sums merged with
+        ``atomicAdd`` (modulo 2**64, as the sum)."""
         cp = self._cp
-        bits = cp.ascontiguousarray(x).reshape(-1, x.shape[-1]).view(cp.uint64)
-        rows, cols = bits.shape
+        rows, cols = words.shape
         h = cp.zeros(cols, cp.uint64)
         if rows and cols:
             tiles = -(-cols // _THREADS)
@@ -501,10 +499,10 @@ class CudaEngine(Engine):
             kernel(
                 (tiles, -(-rows // row_chunk)),
                 (_THREADS,),
-                (bits, np.int64(rows), np.int64(cols), np.int64(row_chunk),
+                (words, np.int64(rows), np.int64(cols), np.int64(row_chunk),
                  np.uint64(2 * salt + 1), h),
             )  # fmt: skip
-        return column_hash_of_parts(cp, h, x.shape[-1])
+        return h
 
     def bound_operand(self, x: Any, max_exp: Any, bound_bits: int) -> Any:
         cp = self._cp
@@ -1020,7 +1018,6 @@ class CudaEngine(Engine):
         if key not in self._probe:
             kernel = get_function(_PLAN_PROBE_CU, name, scaling_macros())
             self._probe[key] = launcher(kernel, _PROBE_SIGNATURES[name])
-
         return self._probe[key]
 
     # -- the FP8 Phase A -------------------------------------------------------------
