@@ -11,7 +11,8 @@
 //   `budget`; zero rows OZ_PROBE_EXACT), the maxima of nb and E; per tile of OZ_PROBE_TILE
 //   rows the minima of the g-bit magnitudes floor(2**(g - E)|x|) of the `size` inner indices
 //   (all of k, or `index`; zero rows and rows past the end: 2**g) and the power of two
-//   2**-clip(max d) of d = nb - E (zero rows: -never). Each row is read by one block.
+//   2**-clip(max d) of d = nb - E (zero rows: -never). Each row is read by one block, once
+//   where its statistics are formed here (a warp per tile of rows, held in registers).
 //   oz_probe_pairs_*, a block per 64 x 64 tile pair of one item (grid x: column tiles, y:
 //   row tiles, z: items): each pair of tiles (I of A, J of Bt) gives the exact lower-bound
 //   product G_IJ (real: Ma Mb^T; complex: the smaller of its Re- and Im-forms; exact, since
@@ -89,6 +90,8 @@ __device__ __forceinline__ void oz_probe_rows_body(
     }
     __syncthreads();
 
+    const oz_u32 top = 1u << g;  // the magnitude of a zero row or a row past the end
+
     // 1. the rows' statistics, nb, q_off and the maxima
     auto take = [&](int local, int e, oz_i64 s) {
         const int nb = (int)oz_norm1_exponent_of(e, s, terms_bits);
@@ -108,8 +111,9 @@ __device__ __forceinline__ void oz_probe_rows_body(
             const long long row = item * rows + row0 + local;
             take(local, local < valid ? exps[row] : OZ_ZERO_ROW_EXP, local < valid ? sums[row] : 0);
         }
-    } else {  // R rows per warp at a time, their statistics here (k <= OZ_PROBE_K)
-        constexpr int V = OZ_PROBE_K * planes / 32, R = 8 / V;
+    } else {  // a tile of rows per warp at a time: their statistics here (k <= OZ_PROBE_K,
+              // all of k: width = row_len), and the tile's minima (2.) from the same registers
+        constexpr int V = OZ_PROBE_K * planes / 32, R = OZ_PROBE_TILE;
         const int warp = threadIdx.x / 32, lane = threadIdx.x % 32, warps = blockDim.x / 32;
         unsigned nans = 0u, infs = 0u;
         for (int v0 = warp * R; v0 < OZ_PROBE_ROWS; v0 += warps * R) {
@@ -117,9 +121,26 @@ __device__ __forceinline__ void oz_probe_rows_body(
 #pragma unroll
             for (int r = 0; r < R; ++r)
                 row_ptrs[r] = v0 + r < valid ? x + (v0 + r) * row_len : nullptr;
+            oz_u64 mag[R][V];
+            oz_warp_load_magnitudes<R, V>(row_ptrs, row_len, mag);
             int row_max[R];
             oz_i64 sumsq[R];
-            oz_warp_row_stats<R, V>(row_ptrs, row_len, row_max, sumsq, nans, infs);
+            oz_warp_row_stats_of<R, V>(mag, row_max, sumsq, nans, infs);
+            if (v0 < valid) {  // the tile exists
+#pragma unroll
+                for (int v = 0; v < V; ++v) {
+                    oz_u32 lo = top;
+#pragma unroll
+                    for (int r = 0; r < R; ++r) {
+                        if (v0 + r < valid && row_max[r] != OZ_ZERO_ROW_EXP) {
+                            const oz_u32 mag_g = oz_floor_scaled(mag[r][v], g - row_max[r]);
+                            lo = mag_g < lo ? mag_g : lo;
+                        }
+                    }
+                    const int h = lane + 32 * v;
+                    if (h < width) tiles[(tiles0 + v0 / OZ_PROBE_TILE) * width + h] = lo;
+                }
+            }
             if (lane < R) {  // lane r takes row v0 + r (unrolled select: registers stay registers)
                 int e = 0;
                 oz_i64 s = 0;
@@ -137,10 +158,10 @@ __device__ __forceinline__ void oz_probe_rows_body(
     }
     __syncthreads();
 
-    // 2. per tile of 4 rows: the magnitudes' minima over its rows and d's maximum
-    const oz_u32 top = 1u << g;  // the magnitude of a zero row or a row past the end
+    // 2. per tile of 4 rows: the magnitudes' minima over its rows (given statistics: read
+    // again, the columns of `index`) and d's maximum
     const int tiles_here = (valid + OZ_PROBE_TILE - 1) / OZ_PROBE_TILE;
-    for (int idx = threadIdx.x; idx < tiles_here * width; idx += blockDim.x) {
+    for (int idx = threadIdx.x; given && idx < tiles_here * width; idx += blockDim.x) {
         const int tile = idx / width, h = idx % width;
         const long long j = h / planes;
         const long long col = (index != nullptr ? index[j] : j) * planes + h % planes;
@@ -191,9 +212,11 @@ __device__ __forceinline__ void oz_probe_rows_body(
     sumsq_b, g, budget, terms_bits, offset, never, state, q, tiles, scale
 
 // The rows kernels: `planes` 1 (real) or 2 (complex); `given`: the shifts come from the
-// caller's table rather than the fast-mode rule.
+// caller's table rather than the fast-mode rule. At least three blocks per SM: the warps
+// hold a tile's entries in registers (without the bound the complex kernel takes 108 and
+// runs two blocks).
 #define OZ_PROBE_ROWS_KERNEL(name, planes, given)                                          \
-    extern "C" __global__ void __launch_bounds__(OZ_PROBE_THREADS)                         \
+    extern "C" __global__ void __launch_bounds__(OZ_PROBE_THREADS, 3)                      \
         name(OZ_PROBE_ROWS_PARAMS) {                                                       \
         oz_probe_rows_body<planes, given>(OZ_PROBE_ROWS_ARGS);                             \
     }

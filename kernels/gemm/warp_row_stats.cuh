@@ -29,19 +29,14 @@ __device__ __forceinline__ void oz_warp_sumsq_terms(const oz_u64 (&mag)[R][V],
     }
 }
 
-// The statistics of R rows of `width` (<= 32 V) doubles, in every lane: row_max[r] (the
-// largest exponent, OZ_ZERO_ROW_EXP for a row without a finite nonzero entry) and
-// sumsq[r]. All R V loads are issued before the first use and both passes read the
-// registers (a row at a time left the warp waiting on each load twice). rows[r]: row r's
-// first double (null past the end). NaN and Inf entries are counted into nans, infs (this
-// lane's share).
+// This lane's entries h = lane + 32 v (v < V) of R rows of `width` (<= 32 V) doubles, as
+// magnitudes (the bits without the sign; zero past the row's end and for a null row).
+// All R V loads are issued before the first use.
 template <int R, int V>
-__device__ __forceinline__ void oz_warp_row_stats(const double* const (&rows)[R], int width,
-                                                  int (&row_max)[R], oz_i64 (&sumsq)[R],
-                                                  unsigned& nans, unsigned& infs) {
-    constexpr oz_u64 abs_mask = 0x7fffffffffffffffULL, inf_bits = 0x7ff0000000000000ULL;
+__device__ __forceinline__ void oz_warp_load_magnitudes(const double* const (&rows)[R],
+                                                        int width, oz_u64 (&mag)[R][V]) {
+    constexpr oz_u64 abs_mask = 0x7fffffffffffffffULL;
     const int lane = threadIdx.x % 32;
-    oz_u64 mag[R][V];
 #pragma unroll
     for (int r = 0; r < R; ++r)
 #pragma unroll
@@ -51,6 +46,17 @@ __device__ __forceinline__ void oz_warp_row_stats(const double* const (&rows)[R]
                             ? reinterpret_cast<const oz_u64*>(rows[r])[h] & abs_mask
                             : 0ULL;
         }
+}
+
+// The statistics of R rows held as magnitudes by a warp (oz_warp_load_magnitudes), in every
+// lane: row_max[r] (the largest exponent, OZ_ZERO_ROW_EXP for a row without a finite
+// nonzero entry) and sumsq[r]. NaN and Inf entries are counted into nans, infs (this lane's
+// share).
+template <int R, int V>
+__device__ __forceinline__ void oz_warp_row_stats_of(const oz_u64 (&mag)[R][V],
+                                                     int (&row_max)[R], oz_i64 (&sumsq)[R],
+                                                     unsigned& nans, unsigned& infs) {
+    constexpr oz_u64 inf_bits = 0x7ff0000000000000ULL;
     // NaN and Inf: counted only where the warp holds any (one vote otherwise); subnormals
     // take the general oz_frexp_bound only where the warp holds any
     constexpr oz_u64 min_normal = 0x0010000000000000ULL;
@@ -104,4 +110,16 @@ __device__ __forceinline__ void oz_warp_row_stats(const double* const (&rows)[R]
     for (int off = 16; off > 0; off >>= 1)
 #pragma unroll
         for (int r = 0; r < R; ++r) sumsq[r] += __shfl_xor_sync(0xffffffffu, sumsq[r], off);
+}
+
+// The statistics of R rows (oz_warp_row_stats_of) read by the warp: rows[r] is row r's
+// first double (null past the end). Both passes of the statistics read the registers (a
+// row at a time left the warp waiting on each load twice).
+template <int R, int V>
+__device__ __forceinline__ void oz_warp_row_stats(const double* const (&rows)[R], int width,
+                                                  int (&row_max)[R], oz_i64 (&sumsq)[R],
+                                                  unsigned& nans, unsigned& infs) {
+    oz_u64 mag[R][V];
+    oz_warp_load_magnitudes<R, V>(rows, width, mag);
+    oz_warp_row_stats_of<R, V>(mag, row_max, sumsq, nans, infs);
 }
