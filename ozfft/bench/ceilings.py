@@ -183,13 +183,21 @@ def _fp8_gemm(n: int = 8192) -> float | None:
     return 2 * n**3 / (float(np.median(times)) * 1e-3)
 
 
+_MMA_OPS = 16 * 8 * 32 * 2
+"""INT8 operations of one ``mma.sync.m16n8k32`` (a warp instruction)."""
+
+
 def _alu(cp: Any, sm_count: int) -> dict[str, float]:
-    """Instructions/s of the IMAD and DFMA probes: 16 x 8 chains x ``iters`` each."""
+    """Rates of the pipe probes (``probes/ceilings.cu``; ``iters`` loop trips per thread):
+    IMAD, DFMA and DP4A instructions/s (16 x 8 chains per trip), and the INT8 operations/s
+    of ``mma.sync`` from registers (16 warp instructions per trip, eight accumulator tiles)."""
     blocks, threads, iters = sm_count * 16, 256, 4096
     out = {}
-    for name, dtype, args in (
-        ("imad", cp.int32, (np.int32(3), np.int32(1))),
-        ("dfma", cp.float64, (np.float64(0.999), np.float64(1e-3))),
+    for name, dtype, args, per_trip in (
+        ("imad", cp.int32, (np.int32(3), np.int32(1)), 16 * 8),
+        ("dfma", cp.float64, (np.float64(0.999), np.float64(1e-3)), 16 * 8),
+        ("dp4a", cp.int32, (np.int32(0x01FF7F80), np.int32(1)), 16 * 8),
+        ("imma", cp.int32, (np.int32(0x05F3117F), np.int32(0x7E80FF01)), 16 * _MMA_OPS / 32),
     ):
         kernel = _probe_function(f"oz_probe_{name}")
         buf = cp.empty(blocks * threads, dtype)
@@ -199,7 +207,7 @@ def _alu(cp: Any, sm_count: int) -> dict[str, float]:
             5,
             warm=1,
         )
-        out[name] = blocks * threads * iters * 16 * 8 / (ms * 1e-3)
+        out[name] = blocks * threads * iters * per_trip / (ms * 1e-3)
     return out
 
 
@@ -290,6 +298,8 @@ def measure(num_moduli: int = 16) -> dict:
     alu = _alu(cp, sm_count)
     result["int32_imad_ops"] = alu["imad"]
     result["fp64_fma_ops"] = alu["dfma"]
+    result["int32_dp4a_ops"] = alu["dp4a"]
+    result["int8_mma_sync_ops"] = alu["imma"]
     result.update(ozfft_kernel_rates(cp, 8192, num_moduli))
     result["sass"] = {
         "phase_b_per_complex_output": sass_counts(

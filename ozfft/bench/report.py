@@ -355,6 +355,9 @@ def write_report(results: dict, out: Path) -> Path:
             "TFLOP/s |",
             f"| INT32 IMAD | {_scaled(ceil, 'int32_imad_ops', 1e12, '.1f')} T/s |",
             f"| FP64 FMA | {_scaled(ceil, 'fp64_fma_ops', 1e12, '.1f')} T/s |",
+            f"| INT32 DP4A | {_scaled(ceil, 'int32_dp4a_ops', 1e12, '.1f')} T/s |",
+            f"| INT8 mma.sync m16n8k32 (registers) | "
+            f"{_scaled(ceil, 'int8_mma_sync_ops', 1e12, '.0f')} TOP/s |",
             f"| ozfft residues kernel | {_scaled(ceil, 'ozfft_residues_Bps', 1e12, '.2f')} TB/s |",
             f"| ozfft Phase B kernel | {_scaled(ceil, 'ozfft_phase_b_Bps', 1e12, '.2f')} TB/s, "
             f"{_scaled(ceil, 'ozfft_phase_b_outputs_per_s', 1e9, '.1f')} G outputs/s |",
