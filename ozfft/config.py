@@ -21,6 +21,9 @@
                        one-pass test of the accuracy plan (``tiled_plan_probe``), and
                        stages those products and that test like any other (default
                        ``1``; same plans, same bits)
+``OZFFT_SLICES``       ``0`` makes the fused small product of real operands use
+                       residues and the CRT where it would use exact base-256 slices
+                       (default ``1``; same bits)
 =====================  ==============================================================
 """
 
@@ -88,6 +91,15 @@ def fused_small_products() -> bool:
     value = os.environ.get("OZFFT_FUSED_SMALL", "1").strip()
     if value not in ("0", "1"):
         raise ValueError(f"OZFFT_FUSED_SMALL must be 0 or 1, not {value!r}")
+    return value == "1"
+
+
+def small_product_slices() -> bool:
+    """Whether the CUDA engine's fused small product of real operands may use exact
+    base-256 slices (``OZFFT_SLICES``: ``1``, the default, or ``0``: residues and the CRT)."""
+    value = os.environ.get("OZFFT_SLICES", "1").strip()
+    if value not in ("0", "1"):
+        raise ValueError(f"OZFFT_SLICES must be 0 or 1, not {value!r}")
     return value == "1"
 
 

@@ -250,3 +250,43 @@ def test_more_row_tiles_than_grid_y_stage(rng, monkeypatch):
     got, prof = _gpu_call(a, b, moduli=9)
     assert "fused" not in prof.ms and "phase_a" in prof.ms
     np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize("kw", [{}, {"moduli": 2}, {"moduli": 9}, {"moduli": 14}, {"moduli": 16}])
+@pytest.mark.parametrize("shape", [(5, 64, 64, 64), (3, 37, 50, 29), (1, 130, 64, 70),
+                                   (7, 32, 64, 32), (9, 16, 40, 11), (2, 1, 1, 1)])  # fmt: skip
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_slices_are_the_residues_bits(kw, shape, dtype, rng, monkeypatch):
+    """Real fast-mode products through exact base-256 slices (the default where the digits
+    fit 64 bits: CRT budgets up to 126 bits) and through residues and the CRT
+    (OZFFT_SLICES=0): the same bits, and the NumPy engine's; with explicit moduli also on
+    rows of zeros, subnormals, huge entries and wide ranges."""
+    from ozfft.engines.cuda import engine as cuda_engine_module
+
+    batch, m, k, n = shape
+    phi = 4.0 if kw else 1.0  # (the default plan: one product on 16 moduli, 8 for float32)
+    a = phi_matrix(rng, (batch, m, k), phi, dtype)
+    b = phi_matrix(rng, (batch, k, n), phi, dtype)
+    if kw and m > 3 and n > 3:
+        tiny, huge = np.finfo(dtype).smallest_subnormal, np.finfo(dtype).max / 4
+        a[0, 0] = 0
+        a[0, 1] = tiny * rng.integers(-9, 10, k)
+        a[0, 2, :2] = [huge, -huge / 3]
+        b[-1, :, 1] = tiny * rng.integers(-9, 10, k)
+    used = []
+    choose = cuda_engine_module.small_product_slices
+    monkeypatch.setattr(
+        cuda_engine_module, "small_product_slices", lambda L: used.append(choose(L)) or used[-1]
+    )
+    got, prof = _gpu_call(a, b, **kw)
+    assert "fused" in prof.ms
+    if kw or k > 1:
+        assert used and all(s is not None for s in used)
+    else:  # k = 1: the default plan gives the kernel its shifts (exact entries): residues
+        assert not used
+    monkeypatch.setenv("OZFFT_SLICES", "0")
+    used.clear()
+    residues, prof = _gpu_call(a, b, **kw)
+    assert "fused" in prof.ms and not used
+    np.testing.assert_array_equal(got, residues)
+    np.testing.assert_array_equal(got, ozfft.matmul(a, b, **kw))

@@ -458,3 +458,29 @@ def test_small_product_geometry_matches_kernel_source():
     assert constants.SMALL_PRODUCT_STATIC_SHARED == 2 * define("OZ_SP_TILE") * 4
     # 8 warps per residue plane: each owns 4 / planes of the tile's m16n8 output tiles
     assert constants.SMALL_PRODUCT_THREADS == 32 * (define("OZ_SP_TILE") ** 2 // (16 * 8)) // 4
+
+
+def test_small_product_slices_hold_the_fast_mode_bound():
+    """small_product_slices(L): S signed base-256 digits hold every fast-mode scaled integer
+    (|a'| <= 2**((L - 1) / 2), exact rationals) and S - 1 do not always; None exactly where
+    more than a signed 64-bit integer would be needed; the kernel source knows the macro."""
+    from ozfft.engines.cuda.constants import small_product_macros, small_product_slices
+
+    for budget in range(2, 140):
+        slices = small_product_slices(budget)
+        bound_sq = Fraction(2) ** (budget - 1)  # (2**((L - 1) / 2))**2
+
+        def holds(s, bound_sq=bound_sq):
+            return Fraction(127 * (256**s - 1), 255) ** 2 >= bound_sq
+
+        if budget <= 126:
+            assert slices is not None and slices <= 8 and holds(slices)
+            assert slices == 1 or not holds(slices - 2)  # at most one digit to spare
+        else:
+            assert slices is None
+    macros = small_product_macros(
+        moduli_set(16), out_float=False, rounding="nearest", chunk=16, shifts=True, slices=8
+    )
+    assert macros["OZ_SP_SLICES"] == "8"
+    source = (kernel_dir() / "gemm" / "small_product.cu").read_text()
+    assert "oz_small_product_slices_real" in source and "#ifdef OZ_SP_SLICES" in source

@@ -545,6 +545,34 @@ __device__ __forceinline__ bool oz_round_normal(const oz_i64 (&r)[OZ_DIGITS], oz
     return true;
 }
 
+// x 2**shift rounded once to the format (PREC, EMIN, EMAX), x in normalized digits r (0 ..
+// D-2 in [0, 2**31), the top one signed), |x| < P/2, top = oz_top_two(r).
+template <int PREC, int EMIN, int EMAX>
+__device__ __forceinline__ double oz_round_digits(const oz_i64 (&r)[OZ_DIGITS], oz_i64 top,
+                                                  int shift) {
+    static_assert(PREC == 24 || PREC == 53, "binary32 or binary64 output");
+    double v;
+    if (!oz_round_normal<PREC, EMIN>(r, top, shift, v)) {
+        // small x or a result below 2**EMIN (subnormal, or 0): round |x| from its words
+        oz_u64 w[OZ_WORDS];
+        oz_digits_to_words(r, w);
+        const bool negative = r[OZ_DIGITS - 1] < 0;
+        const oz_u64 flip = negative ? ~0ULL : 0ULL;  // two's complement negation
+        oz_u64 carry = negative ? 1ULL : 0ULL;
+#pragma unroll
+        for (int j = 0; j < OZ_WORDS; ++j) {
+            const oz_u64 u = (w[j] ^ flip) + carry;
+            carry = carry & (u == 0 ? 1ULL : 0ULL);
+            w[j] = u;
+        }
+        v = oz_round_words<PREC, EMIN>(w, shift);
+        v = negative ? -v : v;
+    }
+    // overflow of binary32 (past its largest finite value); binary64 overflow is already inf
+    if (PREC == 24 && fabs(v) > 0x1.fffffep+127) v = v > 0 ? OZ_INF : -OZ_INF;
+    return v;
+}
+
 // x = the CRT integer of the sum X in acc (|x| < P/2), times 2**shift, rounded once.
 template <int PREC, int EMIN, int EMAX>
 __device__ __forceinline__ double oz_crt_finish(const oz_i64 (&acc)[OZ_DIGITS], int shift) {
@@ -568,27 +596,7 @@ __device__ __forceinline__ double oz_crt_finish(const oz_i64 (&acc)[OZ_DIGITS], 
         }
         top = oz_top_two(r);
     }
-    static_assert(PREC == 24 || PREC == 53, "binary32 or binary64 output");
-    double v;
-    if (!oz_round_normal<PREC, EMIN>(r, top, shift, v)) {
-        // small x or a result below 2**EMIN (subnormal, or 0): round |x| from its words
-        oz_u64 w[OZ_WORDS];
-        oz_digits_to_words(r, w);
-        const bool negative = r[OZ_DIGITS - 1] < 0;
-        const oz_u64 flip = negative ? ~0ULL : 0ULL;  // two's complement negation
-        oz_u64 carry = negative ? 1ULL : 0ULL;
-#pragma unroll
-        for (int j = 0; j < OZ_WORDS; ++j) {
-            const oz_u64 u = (w[j] ^ flip) + carry;
-            carry = carry & (u == 0 ? 1ULL : 0ULL);
-            w[j] = u;
-        }
-        v = oz_round_words<PREC, EMIN>(w, shift);
-        v = negative ? -v : v;
-    }
-    // overflow of binary32 (past its largest finite value); binary64 overflow is already inf
-    if (PREC == 24 && fabs(v) > 0x1.fffffep+127) v = v > 0 ? OZ_INF : -OZ_INF;
-    return v;
+    return oz_round_digits<PREC, EMIN, EMAX>(r, top, shift);
 }
 
 // x = the CRT integer of values t_i = x (mod p_i) (any INT32), times 2**shift, rounded once.

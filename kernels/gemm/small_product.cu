@@ -338,6 +338,7 @@ __device__ __forceinline__ void oz_small_product_body(const double* __restrict__
     }
 }
 
+#ifndef OZ_SP_SLICES
 extern "C" __global__ void __launch_bounds__(256, 2)
     oz_small_product_real(const double* __restrict__ a, const double* __restrict__ bt,
                           long long m, long long n, long long k, const int* __restrict__ shift_a,
@@ -360,3 +361,159 @@ extern "C" __global__ void __launch_bounds__(512, 1)
                              span_shift);
 }
 #endif
+#endif  // OZ_SP_SLICES
+
+#ifdef OZ_SP_SLICES
+// ---- Exact slices: real products from signed base-256 digits -------------------------
+// The same exact integer A'B' as the residues and the CRT give, from digits instead: with
+// a' = sum_s a_s 256**s and b' = sum_t b_t 256**t (OZ_SP_SLICES signed digits in [-128,
+// 128): the bytes of a' + C, C = 0x80 in every byte, each less 128), A'B' = sum_d D_d
+// 256**d with D_d = sum_{s+t=d} A_s B_t: INT8 products whose INT32 sums are exact (|D_d| <=
+// S k 2**14). D_d enters the base-2**31 digit sums of the CRT finish at digit 8d / 31,
+// shifted by 8d mod 31; that sum is the integer itself (no quotient by P), normalized and
+// rounded once: the CRT's bits. Per entry one set of digits (against a residue per
+// modulus), per output one IMAD.WIDE per diagonal (against a weight per modulus), and S**2
+// products per output tile (against one per modulus). docs/perf-notes.md, "Exact slices".
+// Block: 16 warps, each two m16n8 output tiles of the 64 x 64 tile; shared memory: slice s
+// of the A rows and Bt rows at s OZ_SP_SLICE_BYTES, in the fragment order above.
+#ifndef OZ_SP_SHIFTS
+#error "the slices kernel computes the fast-mode shifts itself (OZ_SP_SHIFTS)"
+#endif
+#define OZ_SP_SLICE_BYTES (OZ_SP_A_PLANE + OZ_SP_B_PLANE)
+#define OZ_SP_DIAGONALS (2 * OZ_SP_SLICES - 1)
+#define OZ_SP_SLICE_TILES 2  // m16n8 output tiles of a warp
+static_assert(OZ_SP_SLICES <= 8, "the digits of a signed 64-bit integer");
+#define OZ_SP_SLICE_DIGITS (8 * (OZ_SP_DIAGONALS - 1) / 31 + 1)  // digit sums the diagonals reach
+static_assert(OZ_SP_SLICE_DIGITS <= OZ_DIGITS, "every diagonal lands in a digit");
+static_assert((long long)OZ_SP_SLICES * OZ_SP_K * 128 * 128 < (1LL << 31),
+              "the diagonal sums fit INT32");
+
+// The digits of the scaled integer a' of x (|a'| < 2**(8 S - 1), a fast-mode bound the
+// engine checks): byte s is digit s (XOR 0x80 of byte s of a' + C, read as a signed byte).
+__device__ __forceinline__ oz_u64 oz_slice_digits(double x, int shift) {
+    constexpr oz_u64 c = 0x8080808080808080ULL;
+    return ((oz_u64)__double2ll_rn(oz_scaled_integer(x, shift)) + c) ^ c;
+}
+
+// Byte s of each of four words, packed (word e's in byte e).
+__device__ __forceinline__ int oz_byte_of_four(const oz_u64 (&d)[4], int s) {
+    const int half = 32 * (s / 4), b = s % 4;
+    const oz_u32 lo = __byte_perm((oz_u32)(d[0] >> half), (oz_u32)(d[1] >> half), b | ((b + 4) << 4));
+    const oz_u32 hi = __byte_perm((oz_u32)(d[2] >> half), (oz_u32)(d[3] >> half), b | ((b + 4) << 4));
+    return (int)__byte_perm(lo, hi, 0x5410);
+}
+
+// The digits of the block's A rows (is_b false) or Bt rows into the slices' planes; padding
+// rows and quads past k are zero digits.
+__device__ __forceinline__ void oz_sp_fill_slices(char* smem, const OzSpRows& src, long long k,
+                                                  const int* __restrict__ shift, bool is_b) {
+    for (int q = threadIdx.x; q < OZ_SP_TILE * OZ_SP_QUADS; q += blockDim.x) {
+        const int r = q / OZ_SP_QUADS, h0 = 4 * (q % OZ_SP_QUADS);
+        const int off = is_b ? OZ_SP_A_PLANE + oz_sp_b_offset(r, h0) : oz_sp_a_offset(r, h0);
+        oz_u64 d[4] = {0ULL, 0ULL, 0ULL, 0ULL};
+        if (src.valid(r) && h0 < k) {
+            const double* xr = src.ptr(r);
+#pragma unroll
+            for (int e = 0; e < 4; ++e)
+                if (h0 + e < k) d[e] = oz_slice_digits(xr[h0 + e], shift[r]);
+        }
+#pragma unroll
+        for (int s = 0; s < OZ_SP_SLICES; ++s)
+            *reinterpret_cast<int*>(smem + s * OZ_SP_SLICE_BYTES + off) = oz_byte_of_four(d, s);
+    }
+}
+
+// The whole slices kernel for one block (arguments as oz_small_product_body, real).
+template <typename O>
+__device__ __forceinline__ void oz_small_slices_body(const double* __restrict__ a,
+                                                     const double* __restrict__ bt, long long m,
+                                                     long long n, long long k,
+                                                     const int* __restrict__ shift_a,
+                                                     const int* __restrict__ shift_b,
+                                                     O* __restrict__ out, int budget,
+                                                     unsigned long long* __restrict__ counts,
+                                                     long long items, int span_shift) {
+    extern __shared__ __align__(16) char smem[];
+    __shared__ int shift[2 * OZ_SP_TILE];  // the block's A rows, then its Bt rows
+    constexpr int tiles = OZ_SP_SLICE_TILES;
+#ifndef OZ_SP_PACKED
+    span_shift = 6;
+#endif
+    const long long item0 = (long long)blockIdx.z << (6 - span_shift);
+    const OzSpRows rows_a{a, m, (long long)blockIdx.y * OZ_SP_TILE, item0, items, k, span_shift};
+    const OzSpRows rows_b{bt, n, (long long)blockIdx.x * OZ_SP_TILE, item0, items, k, span_shift};
+    oz_sp_shifts<1>(shift, rows_a, rows_b, k, shift_a, shift_b, budget, counts);
+    oz_sp_fill_slices(smem, rows_a, k, shift, false);
+    oz_sp_fill_slices(smem, rows_b, k, shift + OZ_SP_TILE, true);
+    __syncthreads();
+
+    const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+    const int mt = warp * tiles / 8, nt0 = warp * tiles % 8;
+    oz_i64 x[tiles * 4][OZ_SP_SLICE_DIGITS];  // the thread's outputs' digit sums
+#pragma unroll
+    for (int o = 0; o < tiles * 4; ++o)
+#pragma unroll
+        for (int l = 0; l < OZ_SP_SLICE_DIGITS; ++l) x[o][l] = 0;
+#pragma unroll
+    for (int d = 0; d < OZ_SP_DIAGONALS; ++d) {
+        int acc[tiles][4];
+#pragma unroll
+        for (int u = 0; u < tiles; ++u)
+#pragma unroll
+            for (int e = 0; e < 4; ++e) acc[u][e] = 0;
+        // the pairs of this diagonal, one at a time (unrolled, the compiler hoists every
+        // pair's fragments and spills)
+#pragma unroll 1
+        for (int s = d < OZ_SP_SLICES ? 0 : d - OZ_SP_SLICES + 1; s <= d && s < OZ_SP_SLICES; ++s) {
+            const int t = d - s;
+            const char* pa = smem + s * OZ_SP_SLICE_BYTES;
+            const char* pb = smem + t * OZ_SP_SLICE_BYTES + OZ_SP_A_PLANE;
+#pragma unroll
+            for (int ks = 0; ks < OZ_SP_KSTEPS; ++ks) {
+                const uint4 fa = *reinterpret_cast<const uint4*>(
+                    pa + (mt * OZ_SP_KSTEPS + ks) * OZ_SP_A_FRAG + lane * 16);
+#pragma unroll
+                for (int u = 0; u < tiles; ++u) {
+                    const uint2 fb = *reinterpret_cast<const uint2*>(
+                        pb + ((nt0 + u) * OZ_SP_KSTEPS + ks) * OZ_SP_B_FRAG + lane * 8);
+                    oz_mma_s8(acc[u], fa, fb);
+                }
+            }
+        }
+        const int l = 8 * d / 31, sh = 8 * d - 31 * l;  // 256**d = 2**sh 2**(31 l)
+#pragma unroll
+        for (int u = 0; u < tiles; ++u)
+#pragma unroll
+            for (int e = 0; e < 4; ++e) x[4 * u + e][l] += (oz_i64)acc[u][e] * (1LL << sh);
+    }
+
+    // the rounding of each output (C fragment element e of tile u: tile row 16 mt + g + 8
+    // (e / 2), column 8 (nt0 + u) + 2 q + e % 2)
+    const int g = lane / 4, q = lane % 4;
+#pragma unroll
+    for (int o = 0; o < tiles * 4; ++o) {
+        const int u = o / 4, e = o % 4;
+        const int tr = 16 * mt + g + 8 * (e / 2), tc = 8 * (nt0 + u) + 2 * q + e % 2;
+        if ((tr >> span_shift) != (tc >> span_shift) || !rows_a.valid(tr) || !rows_b.valid(tc))
+            continue;
+        const long long at = (rows_a.item(tr) * m + rows_a.row(tr)) * n + rows_b.row(tc);
+        oz_i64 r[OZ_DIGITS];
+#pragma unroll
+        for (int l = 0; l < OZ_DIGITS; ++l) r[l] = l < OZ_SP_SLICE_DIGITS ? x[o][l] : 0;
+        oz_add_multiple_p(r, 0);  // normalize the digit sums
+        out[at] = (O)oz_round_digits<OZ_PREC, OZ_EMIN, OZ_EMAX>(
+            r, oz_top_two(r), -(shift[tr] + shift[OZ_SP_TILE + tc]));
+    }
+}
+
+extern "C" __global__ void __launch_bounds__(512, 1)
+    oz_small_product_slices_real(const double* __restrict__ a, const double* __restrict__ bt,
+                                 long long m, long long n, long long k,
+                                 const int* __restrict__ shift_a,
+                                 const int* __restrict__ shift_b, oz_out_real* __restrict__ out,
+                                 int budget, unsigned long long* __restrict__ counts,
+                                 long long items, int span_shift) {
+    oz_small_slices_body(a, bt, m, n, k, shift_a, shift_b, out, budget, counts, items,
+                         span_shift);
+}
+#endif  // OZ_SP_SLICES

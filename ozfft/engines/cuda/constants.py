@@ -35,6 +35,8 @@ __all__ = [
     "SMALL_PRODUCT_STATIC_SHARED",
     "SMALL_PRODUCT_THREADS",
     "SMALL_PRODUCT_TILE",
+    "SMALL_SLICE_BYTES",
+    "SMALL_SLICE_THREADS",
     "STATS_CACHED",
     "Macros",
     "fp8_k_block",
@@ -362,6 +364,23 @@ def small_product_chunk(count: int, planes: int, shared_bytes: int) -> tuple[int
     return chunk, sums + chunk * planes * _SP_RESIDUE_BYTES
 
 
+#: bytes of one slice's digits in the exact-slices small product (``OZ_SP_SLICE_BYTES``:
+#: the tile's A rows and Bt rows, ``SMALL_PRODUCT_K`` digits each)
+SMALL_SLICE_BYTES = 2 * SMALL_PRODUCT_TILE * SMALL_PRODUCT_K
+#: the slices kernel's block (``OZ_SP_SLICE_TILES`` = 2 output tiles per warp)
+SMALL_SLICE_THREADS = 512
+
+
+def small_product_slices(budget_bits: int) -> int | None:
+    """Signed base-256 digits of the fast-mode scaled integers for the exact-slices small
+    product (``OZ_SP_SLICES``): fast-mode shifts give ``|a'| <= 2**t``, ``t = (L - 1) / 2``
+    for the CRT budget ``L`` (``ozfft.ozaki.scaling.fast_shift``), and ``S`` digits in
+    ``[-128, 128)`` hold ``-128 (256**S - 1) / 255 .. 127 (256**S - 1) / 255``, so ``S =
+    floor((t + 1) / 8) + 1``; None past 8 (the digits of a signed 64-bit integer)."""
+    slices = int((budget_bits - 1) / 2 + 1) // 8 + 1
+    return slices if slices <= 8 else None
+
+
 def small_product_macros(
     moduli: ModuliSet | ResidueSystem,
     *,
@@ -370,6 +389,7 @@ def small_product_macros(
     chunk: int,
     shifts: bool = False,
     packed: bool = False,
+    slices: int = 0,
 ) -> Macros:
     """Macros of ``gemm/small_product.cu``: :func:`phase_b_macros` (the moduli, the CRT
     digits, the output format), :func:`rounding_macros` and ``OZ_SP_CHUNK``; with
@@ -377,12 +397,12 @@ def small_product_macros(
     fast-mode shifts itself); with ``packed``, ``OZ_SP_PACKED`` (several small items per
     block, the kernel's ``span_shift`` read; without it one item per block, its index
     arithmetic constant)."""
-    return _small_product_macros(moduli, out_float, rounding, chunk, shifts, packed)
+    return _small_product_macros(moduli, out_float, rounding, chunk, shifts, packed, slices)
 
 
 @cache
 def _small_product_macros(
-    moduli, out_float: bool, rounding: str, chunk: int, shifts: bool, packed: bool
+    moduli, out_float: bool, rounding: str, chunk: int, shifts: bool, packed: bool, slices: int
 ):
     macros = (
         phase_b_macros(moduli, out_float=out_float)
@@ -391,4 +411,6 @@ def _small_product_macros(
     )
     if packed:
         macros = macros | {"OZ_SP_PACKED": "1"}
+    if slices:
+        macros = macros | {"OZ_SP_SLICES": str(slices)}
     return macros | scaling_macros() | {"OZ_SP_SHIFTS": "1"} if shifts else macros

@@ -51,6 +51,8 @@ from .constants import (
     SMALL_PRODUCT_STATIC_SHARED,
     SMALL_PRODUCT_THREADS,
     SMALL_PRODUCT_TILE,
+    SMALL_SLICE_BYTES,
+    SMALL_SLICE_THREADS,
     STATS_CACHED,
     Macros,
     fp8_macros,
@@ -63,6 +65,7 @@ from .constants import (
     scaling_macros,
     small_product_chunk,
     small_product_macros,
+    small_product_slices,
 )
 from .flags import MappedFlags
 from .launch import launcher
@@ -840,12 +843,18 @@ class CudaEngine(Engine):
         in_kernel = shifts is None  # the kernel computes them for the CRT budget
         span_shift = _sp_span_shift(m, n)
         pack = SMALL_PRODUCT_TILE >> span_shift  # small items side by side on a tile's diagonal
+        # real operands with fast-mode shifts: exact slices where their digits fit 64 bits
+        slices = (
+            small_product_slices(budget)
+            if in_kernel and planes == 1 and config.small_product_slices()
+            else None
+        )
         kernel = self._small_product_kernel(
-            moduli, planes, out_dtype, rounding, in_kernel, packed=pack > 1
+            moduli, planes, out_dtype, rounding, in_kernel, packed=pack > 1, slices=slices
         )
         if kernel is None:
             return None
-        launch, smem = kernel
+        launch, smem, threads = kernel
         out = self._alloc(
             "the product", (batch, m, n), out_dtype, batch * m * n * out_dtype.itemsize
         )
@@ -866,7 +875,7 @@ class CudaEngine(Engine):
                 args = (a3[b0], bt3[b0], m, n, k, *shift_ptrs, out[b0], int(budget), counts_ptr)
                 launch(
                     (*grid, -(-items // pack)),
-                    (SMALL_PRODUCT_THREADS * planes,),
+                    (threads,),
                     (*args, items, span_shift),
                     shared_mem=smem,
                 )
@@ -905,15 +914,23 @@ class CudaEngine(Engine):
         shifts: bool,
         *,
         packed: bool = False,
-    ) -> tuple[Any, int] | None:
+        slices: int | None = None,
+    ) -> tuple[Any, int, int] | None:
         """The launcher of the small-product kernel for these moduli (``shifts``: the
         variant that computes them; ``packed``: the one with several small items per
-        block) and its dynamic shared bytes; None where the moduli's sums do not fit a
-        block (:meth:`_small_shared`)."""
-        sized = small_product_chunk(moduli.count, planes, self._small_shared(planes))
-        if sized is None:
-            return None
-        chunk, smem = sized
+        block; ``slices``: the exact-slices kernel with that many digits, real operands
+        and ``shifts`` only), its dynamic shared bytes and threads per block; None where
+        the moduli's sums do not fit a block (:meth:`_small_shared`)."""
+        if slices:
+            chunk, smem = moduli.count, slices * SMALL_SLICE_BYTES
+            name, threads = "oz_small_product_slices_real", SMALL_SLICE_THREADS
+        else:
+            sized = small_product_chunk(moduli.count, planes, self._small_shared(planes))
+            if sized is None:
+                return None
+            chunk, smem = sized
+            name = "oz_small_product_gaussian" if planes == 2 else "oz_small_product_real"
+            threads = SMALL_PRODUCT_THREADS * planes
         out_float = out_dtype in (np.float32, np.complex64)
         macros = small_product_macros(
             moduli,
@@ -922,14 +939,14 @@ class CudaEngine(Engine):
             chunk=chunk,
             shifts=shifts,
             packed=packed,
+            slices=slices or 0,
         )
-        name = "oz_small_product_gaussian" if planes == 2 else "oz_small_product_real"
         key = (self._cp.cuda.Device().id, macros, name)
         if key not in self._small:
             kernel = get_function(_SMALL_PRODUCT_CU, name, macros)
             # always: the static shift table counts against the 48 KB default as well
             kernel.max_dynamic_shared_size_bytes = smem
-            self._small[key] = (launcher(kernel, _SP_SIGNATURE), smem)
+            self._small[key] = (launcher(kernel, _SP_SIGNATURE), smem, threads)
         return self._small[key]
 
     # -- the accuracy plan's tiled test ---------------------------------------------
