@@ -215,8 +215,8 @@ def matmul(
     if 0 in (*batch, m, n, k):
         out = xp.zeros((*batch, m, n), out_dtype)
     else:
-        a = xp.broadcast_to(a.astype(compute, copy=False), (*batch, m, k))
-        b = xp.broadcast_to(b.astype(compute, copy=False), (*batch, k, n))
+        a = xp.broadcast_to(engine.astype(a, compute), (*batch, m, k))
+        b = xp.broadcast_to(engine.astype(b, compute), (*batch, k, n))
         out = _compute(engine, a, b, options, phase_kind, out_dtype, exact_bits)
     for axis in squeeze:
         out = out.squeeze(axis) if out.shape[axis] == 1 else out
@@ -245,7 +245,7 @@ def _compute(engine: Engine, a, b, options: OzakiOptions, phase_kind: str, out_d
             out_dtype=engine_dtype,
             phase_a=phase_kind,
         )
-        return out.astype(out_dtype, copy=False)
+        return engine.astype(out, out_dtype)
     clock = engine.clock()
 
     def timer(name: str) -> AbstractContextManager:
@@ -269,7 +269,7 @@ def _compute(engine: Engine, a, b, options: OzakiOptions, phase_kind: str, out_d
         with phase("native", clock):
             out = engine.xp.matmul(a, b)
     with np.errstate(over="ignore"):
-        return out.astype(out_dtype, copy=False)
+        return engine.astype(out, out_dtype)
 
 
 def matmul_plan(
@@ -307,8 +307,8 @@ def matmul_plan(
         )
     xp = engine.xp
     compute = np.complex128 if out_dtype.kind == "c" else np.float64
-    a = engine.prepare_operand(xp.broadcast_to(a.astype(compute, copy=False), (*batch, m, k)))
-    b = xp.broadcast_to(b.astype(compute, copy=False), (*batch, k, n))
+    a = engine.prepare_operand(xp.broadcast_to(engine.astype(a, compute), (*batch, m, k)))
+    b = xp.broadcast_to(engine.astype(b, compute), (*batch, k, n))
     bt = engine.prepare_operand(xp.swapaxes(b, -1, -2))
     return guaranteed_plan(
         engine,

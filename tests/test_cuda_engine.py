@@ -458,3 +458,47 @@ def test_integer_residues_refuse_a_gaussian_system():
     re = np.arange(6).reshape(2, 3)
     with pytest.raises(ValueError, match="Karatsuba planes: not for a Gaussian system"):
         cuda_engine().integer_residues(re, re, gaussian_system(40))
+
+
+@pytest.mark.parametrize(
+    ("src", "dst"),
+    [(np.float32, np.float64), (np.complex64, np.complex128), (np.float64, np.float32),
+     (np.complex128, np.complex64)],
+)  # fmt: skip
+def test_astype_keeps_binary32_subnormals(src, dst, rng):
+    """CudaEngine.astype converts like numpy, subnormals of binary32 included (cupy's own
+    conversion flushes them to zero), rounding once to nearest even when narrowing, and
+    overflowing to inf; strided input is fine."""
+    from ozfft.engines.select import cuda_engine
+
+    f32 = np.finfo(np.float32)
+    values = np.concatenate(
+        [
+            f32.smallest_subnormal * rng.integers(-(2**23), 2**23, 500),
+            [f32.smallest_subnormal, -f32.smallest_subnormal / 2 * 3, f32.tiny, 0.0, -0.0],
+            rng.standard_normal(500) * np.exp(rng.uniform(-100, 100, 500)),
+            [3.5e38, -1e300, np.inf, -np.inf],
+        ]
+    )
+    with np.errstate(over="ignore"):
+        x = (values + 1j * values[::-1] if np.dtype(src).kind == "c" else values).astype(src)
+        want = x[::2].astype(dst)
+    got = cuda_engine().astype(cp.asarray(x)[::2], dst)
+    assert got.dtype == np.dtype(dst)
+    np.testing.assert_array_equal(cp.asnumpy(got), want)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.complex64])
+@pytest.mark.parametrize("kw", [{}, {"moduli": 9}])
+def test_binary32_subnormal_operands_and_results(dtype, kw, rng):
+    """float32/complex64 products whose operands or results are binary32 subnormals: the
+    NumPy engine's bits (before, cupy's conversions flushed them to zero)."""
+    tiny = np.finfo(np.float32).smallest_subnormal
+    a = phi_matrix(rng, (3, 20, 24), 1.0, dtype)
+    b = phi_matrix(rng, (3, 24, 18), 1.0, dtype)
+    a[0, 1] = tiny * rng.integers(-9, 10, 24)
+    a[1] *= np.float32(1e-41)
+    b[2, :, 3] = tiny * 3
+    got, want = _both(a, b, **kw)
+    assert np.count_nonzero(want[0, 1]) > 0 and np.count_nonzero(want[1]) > 0
+    np.testing.assert_array_equal(got, want)

@@ -183,6 +183,12 @@ class Engine(abc.ABC):
             y.real /= d
             y.imag /= d
 
+    def astype(self, x: Any, dtype: Any) -> Any:
+        """``x`` in ``dtype`` as IEEE arithmetic converts it: exact where ``dtype`` is
+        wider, else rounded once to nearest (ties to even), subnormals kept (no copy where
+        the dtype is already ``dtype``)."""
+        return x.astype(dtype, copy=False)
+
     def prepare_operand(self, x: Any) -> Any:
         """The operand in the layout the stages read fastest (default: unchanged)."""
         return x

@@ -47,6 +47,7 @@ from .compiler import cubin_path, get_function
 from .constants import (
     FP8_TILE_M,
     FP8_TILE_N,
+    NO_MACROS,
     SMALL_PRODUCT_K,
     SMALL_PRODUCT_STATIC_SHARED,
     SMALL_PRODUCT_THREADS,
@@ -164,6 +165,16 @@ _PRODUCT_PLANES = {
 }
 
 
+_CONVERT_CU = "gemm/convert.cu"
+#: (from, to) dtypes converted by ``gemm/convert.cu`` (complex as pairs of reals)
+_CONVERT = {
+    (np.dtype(np.float32), np.dtype(np.float64)): "oz_widen_f32",
+    (np.dtype(np.complex64), np.dtype(np.complex128)): "oz_widen_f32",
+    (np.dtype(np.float64), np.dtype(np.float32)): "oz_narrow_f64",
+    (np.dtype(np.complex128), np.dtype(np.complex64)): "oz_narrow_f64",
+}
+
+
 def _grid(total: int) -> tuple[int]:
     return (max(1, min(-(-total // _THREADS), 1 << 20)),)
 
@@ -206,11 +217,12 @@ class CudaEngine(Engine):
         self._sm_count = cupy.cuda.Device().attributes["MultiProcessorCount"]
         self._flags: dict[int, MappedFlags] = {}  # per device id
         self._rule_args: dict[tuple, Any] = {}  # (device id, arguments) -> int64 array
-        #: (device id, macros, kernel name) -> (launcher, dynamic shared bytes)
-        self._small: dict[tuple, tuple[Any, int]] = {}
+        #: (device id, macros, kernel name) -> (launcher, dynamic shared bytes, threads)
+        self._small: dict[tuple, tuple[Any, int, int]] = {}
         self._int8_mma: dict[int, bool] = {}  # device id -> mma.sync on INT8 (sm_80 on)
         self._sp_shared: dict[tuple[int, int], int] = {}  # (device id, planes) -> bytes
         self._probe: dict[tuple[int, str], Any] = {}  # (device id, kernel name) -> launcher
+        self._convert: dict[tuple[int, str], Any] = {}  # (device id, kernel name) -> launcher
         self._one = np.array(1, dtype=np.int32)
         self._zero = np.array(0, dtype=np.int32)
 
@@ -289,6 +301,27 @@ class CudaEngine(Engine):
 
             return prepare_fixed(plan, phase_a)
         return None
+
+    def astype(self, x: Any, dtype: Any) -> Any:
+        """As :meth:`Engine.astype`; binary32 to binary64 and back (complex64 and
+        complex128 alike) through ``gemm/convert.cu``: cupy's own conversion is built with
+        ``-ftz=true`` and flushes binary32 subnormals to zero."""
+        cp = self._cp
+        dtype = np.dtype(dtype)
+        name = _CONVERT.get((x.dtype, dtype))
+        if name is None:
+            return x.astype(dtype, copy=False)
+        src = cp.ascontiguousarray(x)
+        out = self._alloc("a converted array", x.shape, dtype, x.size * dtype.itemsize)
+        reals = src.size * (2 if dtype.kind == "c" else 1)
+        if reals:
+            key = (cp.cuda.Device().id, name)
+            if key not in self._convert:
+                self._convert[key] = launcher(
+                    get_function(_CONVERT_CU, name, NO_MACROS), ("ptr", "ptr", "i64")
+                )
+            self._convert[key](_grid(reals), (_THREADS,), (src, out, reals))
+        return out
 
     def prepare_operand(self, x: Any) -> Any:
         """C-contiguous rows over k (``Bt`` is transposed once here, not per stage): the
