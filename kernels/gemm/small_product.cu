@@ -48,6 +48,24 @@ __device__ __forceinline__ void oz_mma_s8(int (&c)[4], const uint4& a, const uin
         : "r"(a.x), "r"(a.y), "r"(a.z), "r"(a.w), "r"(b.x), "r"(b.y));
 }
 
+// acc[u] += the products of the warp's m16n8 output tiles (row tile mt, column tiles nt0 +
+// u) over k, from the A plane pa and the Bt plane pb (fragment order above).
+template <int tiles>
+__device__ __forceinline__ void oz_sp_tile_products(int (&acc)[tiles][4], const char* pa,
+                                                    const char* pb, int mt, int nt0, int lane) {
+#pragma unroll
+    for (int ks = 0; ks < OZ_SP_KSTEPS; ++ks) {
+        const uint4 fa =
+            *reinterpret_cast<const uint4*>(pa + (mt * OZ_SP_KSTEPS + ks) * OZ_SP_A_FRAG + lane * 16);
+#pragma unroll
+        for (int u = 0; u < tiles; ++u) {
+            const uint2 fb = *reinterpret_cast<const uint2*>(
+                pb + ((nt0 + u) * OZ_SP_KSTEPS + ks) * OZ_SP_B_FRAG + lane * 8);
+            oz_mma_s8(acc[u], fa, fb);
+        }
+    }
+}
+
 // body(i, c) for each modulus i of chunk `chunk`, c its place in the chunk. Unrolled: with
 // the chunk a constant (the caller's loop over chunks unrolled), i and c are constants in
 // the body, and the moduli and their constants stay immediates.
@@ -277,17 +295,7 @@ __device__ __forceinline__ void oz_small_product_body(const double* __restrict__
                 for (int u = 0; u < tiles; ++u)
 #pragma unroll
                     for (int e = 0; e < 4; ++e) acc[u][e] = 0;
-#pragma unroll
-                for (int ks = 0; ks < OZ_SP_KSTEPS; ++ks) {
-                    const uint4 fa = *reinterpret_cast<const uint4*>(
-                        pa + (mt * OZ_SP_KSTEPS + ks) * OZ_SP_A_FRAG + lane * 16);
-#pragma unroll
-                    for (int u = 0; u < tiles; ++u) {
-                        const uint2 fb = *reinterpret_cast<const uint2*>(
-                            pb + ((nt0 + u) * OZ_SP_KSTEPS + ks) * OZ_SP_B_FRAG + lane * 8);
-                        oz_mma_s8(acc[u], fa, fb);
-                    }
-                }
+                oz_sp_tile_products<tiles>(acc, pa, pb, mt, nt0, lane);
 #pragma unroll
                 for (int u = 0; u < tiles; ++u)
 #pragma unroll
@@ -468,17 +476,7 @@ __device__ __forceinline__ void oz_small_slices_body(const double* __restrict__ 
             const int t = d - s;
             const char* pa = smem + s * OZ_SP_SLICE_BYTES;
             const char* pb = smem + t * OZ_SP_SLICE_BYTES + OZ_SP_A_PLANE;
-#pragma unroll
-            for (int ks = 0; ks < OZ_SP_KSTEPS; ++ks) {
-                const uint4 fa = *reinterpret_cast<const uint4*>(
-                    pa + (mt * OZ_SP_KSTEPS + ks) * OZ_SP_A_FRAG + lane * 16);
-#pragma unroll
-                for (int u = 0; u < tiles; ++u) {
-                    const uint2 fb = *reinterpret_cast<const uint2*>(
-                        pb + ((nt0 + u) * OZ_SP_KSTEPS + ks) * OZ_SP_B_FRAG + lane * 8);
-                    oz_mma_s8(acc[u], fa, fb);
-                }
-            }
+            oz_sp_tile_products<tiles>(acc, pa, pb, mt, nt0, lane);
         }
         const int l = 8 * d / 31, sh = 8 * d - 31 * l;  // 256**d = 2**sh 2**(31 l)
 #pragma unroll
