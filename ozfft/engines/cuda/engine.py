@@ -834,7 +834,9 @@ class CudaEngine(Engine):
         64 Bt rows, whole since k <= 64) and counts NaN and Inf entries, raised as
         :class:`~ozfft.errors.NonFiniteInputError` (A first) once it has run; with
         ``counted`` (the plan probe has counted them) the count is not read and the call
-        returns without waiting for the kernel."""
+        returns without waiting for the kernel. Real operands take exact base-256 slices
+        where the budget allows (``small_product_slices``; ``OZFFT_SLICES=0``: residues),
+        the same bits."""
         return self._small_product(
             a, bt, moduli, out_dtype, rounding, budget=budget_bits, check=not counted
         )
