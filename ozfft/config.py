@@ -85,22 +85,24 @@ def phase_a_default() -> str:
     return value
 
 
+def _switch(name: str) -> bool:
+    """An on/off variable: ``1`` (the default) or ``0``."""
+    value = os.environ.get(name, "1").strip()
+    if value not in ("0", "1"):
+        raise ValueError(f"{name} must be 0 or 1, not {value!r}")
+    return value == "1"
+
+
 def fused_small_products() -> bool:
     """Whether the CUDA engine may run small products fused (``OZFFT_FUSED_SMALL``: ``1``,
     the default, or ``0``)."""
-    value = os.environ.get("OZFFT_FUSED_SMALL", "1").strip()
-    if value not in ("0", "1"):
-        raise ValueError(f"OZFFT_FUSED_SMALL must be 0 or 1, not {value!r}")
-    return value == "1"
+    return _switch("OZFFT_FUSED_SMALL")
 
 
 def small_product_slices() -> bool:
     """Whether the CUDA engine's fused small product of real operands may use exact
     base-256 slices (``OZFFT_SLICES``: ``1``, the default, or ``0``: residues and the CRT)."""
-    value = os.environ.get("OZFFT_SLICES", "1").strip()
-    if value not in ("0", "1"):
-        raise ValueError(f"OZFFT_SLICES must be 0 or 1, not {value!r}")
-    return value == "1"
+    return _switch("OZFFT_SLICES")
 
 
 def phase_b_chunk() -> int:

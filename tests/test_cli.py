@@ -71,6 +71,17 @@ def test_fused_small_env_is_validated(monkeypatch):
         config.fused_small_products()
 
 
+def test_slices_env_is_validated(monkeypatch):
+    from ozfft import config
+
+    assert config.small_product_slices()
+    monkeypatch.setenv("OZFFT_SLICES", "0")
+    assert not config.small_product_slices()
+    monkeypatch.setenv("OZFFT_SLICES", "on")
+    with pytest.raises(ValueError, match="OZFFT_SLICES must be 0 or 1, not 'on'"):
+        config.small_product_slices()
+
+
 def test_cache_dir_env(monkeypatch, tmp_path):
     monkeypatch.setenv("OZFFT_CACHE_DIR", str(tmp_path))
     assert config.cache_dir() == tmp_path
