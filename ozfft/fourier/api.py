@@ -284,12 +284,26 @@ def _check_out(out, engine, shape, dtype) -> None:
         )
 
 
-def _deliver(y, out):
+def _converted(engine, x, dtype):
+    """``x`` in ``dtype`` (``x`` itself where it has it): every conversion between binary32
+    (float32, complex64) and binary64 goes through :meth:`Engine.astype
+    <ozfft.engines.base.Engine.astype>`, which keeps binary32 subnormals (cupy's own
+    conversions are built with ``-ftz=true`` and flush them to zero); a real array bound
+    for a complex dtype of another width converts its reals first, and the change of kind
+    that follows is exact."""
+    dtype = np.dtype(dtype)
+    if x.dtype.kind == "f" and dtype.kind == "c" and 2 * x.dtype.itemsize != dtype.itemsize:
+        x = engine.astype(x, np.dtype(f"f{dtype.itemsize // 2}"))
+    return engine.astype(x, dtype)
+
+
+def _deliver(engine, y, out):
     """``y``, or ``out`` holding it (``y`` is complete before ``out`` is written, so
-    ``out`` may overlap the input)."""
+    ``out`` may overlap the input; converted to ``out``'s dtype as :func:`_converted`
+    does)."""
     if out is None:
         return y
-    out[...] = y
+    out[...] = _converted(engine, y, out.dtype)
     return out
 
 
@@ -550,19 +564,19 @@ def _c2c(
         check()
         y = _float_copy(engine.xp, x)
         _check_out(out, engine, y.shape, y.dtype)
-        return _deliver(y, out)
+        return _deliver(engine, y, out)
     _check_plan_fits(plan, "c2c", x, axes, s)
     shape = list(x.shape)
     for ii in reversed(range(len(axes))):
         shape[axes[ii]] = s[ii]
     _check_out(out, engine, shape, out_dtype)
-    y = x.astype(np.complex128, copy=False)
+    y = _converted(engine, x, np.complex128)
     owned = y is not x  # a converted copy may be overwritten by the first pass
     y = _c2c_axes(engine, y, s, axes, norm, inverse, options, owned, check=check)
     if y is x:  # never a view of the input
         y = y.copy()
     check()
-    return _deliver(y.astype(out_dtype, copy=False), out)
+    return _deliver(engine, _converted(engine, y, out_dtype), out)
 
 
 def _real_input(x):
@@ -591,7 +605,10 @@ def _r2c(
     one_d_axis=None,
     *,
     phase_a=None,
+    conj=False,
 ):
+    """The real-input transforms; ``conj``: the result conjugated (``ihfftn``'s), in
+    complex128 before the result's conversion."""
     _check_plan_type(plan)
     x, engine, out_dtype, check = _real_input(x)
     options = _on_engine(_options(plan, precision, moduli, phase_a), engine)
@@ -628,20 +645,24 @@ def _r2c(
         )
         executor = get_executor(engine, get_plan(n, options), options.phase_a)
         flag = check.flag(executor, x.shape)
-        first = executor.forward_real(x, last, keep=keep, nonfinite=flag)
+        reals = _converted(engine, x, np.float64)  # the pass reads float64
+        first = executor.forward_real(reals, last, keep=keep, nonfinite=flag)
         if keep:
             y = _c2c_axes(engine, None, s[:-1], axes[:-1], norm, False, options, True, first)
         else:
             y = _c2c_axes(engine, first, s[:-1], axes[:-1], norm, False, options, True)
         engine.conj_divide(y, False, divisors((n,), norm, False))
     else:
-        y = _c2c_axis(engine, x.astype(np.complex128), n, last, norm, False, options, True, check)
+        y = _converted(engine, x, np.complex128)  # real x: a new array, ours
+        y = _c2c_axis(engine, y, n, last, norm, False, options, True, check)
         index = [slice(None)] * y.ndim
         index[last] = slice(0, n // 2 + 1)
         y = xp.ascontiguousarray(y[tuple(index)])
         y = _c2c_axes(engine, y, s[:-1], axes[:-1], norm, False, options, True)
     check()
-    return _deliver(y.astype(out_dtype, copy=False), out)
+    if conj:
+        xp.conj(y, out=y)
+    return _deliver(engine, _converted(engine, y, out_dtype), out)
 
 
 def _c2r(
@@ -658,7 +679,10 @@ def _c2r(
     one_d_axis=None,
     *,
     phase_a=None,
+    conj=False,
 ):
+    """The inverse real transforms; ``conj``: of the conjugate of ``x`` (``hfftn``'s),
+    taken in complex128 after the input's conversion."""
     _check_plan_type(plan)
     x, engine, out_dtype, check = _as_input(x)
     out_dtype = np.dtype(np.float32 if out_dtype == np.complex64 else np.float64)
@@ -687,7 +711,11 @@ def _c2r(
         shape[axes[ii]] = s[ii]
     _check_out(out, engine, shape, out_dtype)
     xp = engine.xp
-    y = x.astype(np.complex128)  # a copy: every pass may work in place
+    y = _converted(engine, x, np.complex128)
+    if y is x:  # a copy: every pass may work in place
+        y = x.copy(order="K")
+    if conj and x.dtype.kind == "c":  # conj(x) of real x is x
+        xp.conj(y, out=y)
     # the inverse passes run in axes order (numpy's irfftn): reversed for _c2c_axes
     y = _c2c_axes(engine, y, s[:-1][::-1], axes[:-1][::-1], norm, True, options, True, check=check)
     n = s[-1]
@@ -697,7 +725,11 @@ def _c2r(
     full = hermitian_extension(xp, _resize(xp, y, n // 2 + 1, last), n, last)
     z = _c2c_axis(engine, full, n, last, norm, True, options, True)  # not x: no flag
     check()
-    return _deliver(z.real.astype(out_dtype), out)
+    real = z.real
+    y = _converted(engine, real, out_dtype)
+    if y is real:  # a new array, not a view of z
+        y = real.copy(order="K")
+    return _deliver(engine, y, out)
 
 
 # --- documentation ------------------------------------------------------------------

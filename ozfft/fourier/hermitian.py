@@ -10,15 +10,17 @@ real-to-complex one. With ``swap = {backward: forward, forward: backward, ortho:
 
 (the Hermitian extension of ``conj(x)`` is the conjugate of that of ``x``, and
 ``conj(ifft(conj(y))) = fft(y) / n``). The default ``norm="backward"`` leaves ``hfft``
-unscaled and divides ``ihfft`` by ``n``, as numpy and scipy do. Because every transform
-goes through the public functions, both engines run them and stay bit-identical, and
-``precision``, ``moduli`` and ``phase_a`` mean what they mean there.
+unscaled and divides ``ihfft`` by ``n``, as numpy and scipy do. Every transform runs the
+real transforms' own code (:func:`.api._c2r`, :func:`.api._r2c`), so both engines run
+them and stay bit-identical, and ``precision``, ``moduli`` and ``phase_a`` mean what they
+mean there. The conjugations are theirs too, taken in complex128 (after the input's
+conversion, before the result's): exact, where cupy's complex64 negation, built with
+``-ftz=true``, would flush binary32 subnormals to zero.
 """
 
 from __future__ import annotations
 
 from . import api
-from .helper import _xp_of
 
 __all__ = ["hfft", "hfft2", "hfftn", "ihfft", "ihfft2", "ihfftn"]
 
@@ -29,11 +31,6 @@ def _swap(norm):
     # an invalid norm goes through unchanged: the real transform rejects it with the
     # library's message
     return _SWAP.get(norm, norm) if isinstance(norm, str | None) else norm
-
-
-def _conj(x):
-    xp, x = _xp_of(x)
-    return xp.conj(x)  # a new array (also for real and integer input)
 
 
 def hfft(
@@ -53,18 +50,20 @@ def hfft(
     """FFT of a signal with Hermitian symmetry (a half spectrum): real output of length
     ``n`` (default ``2 (m - 1)`` for ``m`` input points along ``axis``); ``out`` as in
     numpy 2."""
-    return api.irfft(
-        _conj(x),
-        n=n,
-        axis=axis,
-        norm=_swap(norm),
-        overwrite_x=True,  # the conjugate is our own temporary
-        workers=workers,
-        plan=plan,
-        precision=precision,
-        moduli=moduli,
+    return api._c2r(
+        x,
+        None,
+        None,
+        _swap(norm),
+        workers,
+        plan,
+        precision,
+        moduli,
+        out,
+        one_d_n=n,
+        one_d_axis=axis,
         phase_a=phase_a,
-        out=out,
+        conj=True,
     )
 
 
@@ -85,21 +84,21 @@ def ihfft(
     """Inverse of :func:`hfft`: the ``n//2 + 1`` non-negative-frequency terms of the
     inverse DFT of real input (scaled by ``1/n`` with the default norm); ``out`` as in
     numpy 2."""
-    y = api.rfft(
+    return api._r2c(
         x,
-        n=n,
-        axis=axis,
-        norm=_swap(norm),
-        overwrite_x=overwrite_x,
-        workers=workers,
-        plan=plan,
-        precision=precision,
-        moduli=moduli,
+        None,
+        None,
+        _swap(norm),
+        workers,
+        plan,
+        precision,
+        moduli,
+        out,
+        one_d_n=n,
+        one_d_axis=axis,
         phase_a=phase_a,
-        out=out,
+        conj=True,
     )
-    xp, y = _xp_of(y)
-    return xp.conj(y, out=y)
 
 
 def hfftn(
@@ -117,17 +116,8 @@ def hfftn(
 ):
     """N-D FFT of Hermitian-symmetric input (half spectrum along the last of ``axes``):
     real output, last axis of length ``s[-1]`` (default ``2 (m - 1)``)."""
-    return api.irfftn(
-        _conj(x),
-        s=s,
-        axes=axes,
-        norm=_swap(norm),
-        overwrite_x=True,
-        workers=workers,
-        plan=plan,
-        precision=precision,
-        moduli=moduli,
-        phase_a=phase_a,
+    return api._c2r(
+        x, s, axes, _swap(norm), workers, plan, precision, moduli, None, phase_a=phase_a, conj=True
     )
 
 
@@ -145,20 +135,9 @@ def ihfftn(
     phase_a=None,
 ):
     """N-D inverse DFT of real input; the last of ``axes`` keeps ``s[-1]//2 + 1`` terms."""
-    y = api.rfftn(
-        x,
-        s=s,
-        axes=axes,
-        norm=_swap(norm),
-        overwrite_x=overwrite_x,
-        workers=workers,
-        plan=plan,
-        precision=precision,
-        moduli=moduli,
-        phase_a=phase_a,
+    return api._r2c(
+        x, s, axes, _swap(norm), workers, plan, precision, moduli, None, phase_a=phase_a, conj=True
     )
-    xp, y = _xp_of(y)
-    return xp.conj(y, out=y)
 
 
 def hfft2(
