@@ -21,8 +21,8 @@
                        one-pass test of the accuracy plan (``tiled_plan_probe``), and
                        stages those products and that test like any other (default
                        ``1``; same plans, same bits)
-``OZFFT_SLICES``       ``0`` makes the fused small product of real operands use
-                       residues and the CRT where it would use exact base-256 slices
+``OZFFT_SLICES``       ``0`` makes the fused small product (real and complex operands)
+                       use residues and the CRT where it would use exact base-256 slices
                        (default ``1``; same bits)
 =====================  ==============================================================
 """
@@ -100,7 +100,7 @@ def fused_small_products() -> bool:
 
 
 def small_product_slices() -> bool:
-    """Whether the CUDA engine's fused small product of real operands may use exact
+    """Whether the CUDA engine's fused small product (real and complex) may use exact
     base-256 slices (``OZFFT_SLICES``: ``1``, the default, or ``0``: residues and the CRT)."""
     return _switch("OZFFT_SLICES")
 

@@ -252,36 +252,49 @@ def test_more_row_tiles_than_grid_y_stage(rng, monkeypatch):
     np.testing.assert_array_equal(got, want)
 
 
-@pytest.mark.parametrize("kw", [{}, {"moduli": 2}, {"moduli": 9}, {"moduli": 14}, {"moduli": 16}])
+@pytest.mark.parametrize(
+    "kw", [{}, {"moduli": 2}, {"moduli": 9}, {"moduli": 14}, {"moduli": 16}, {"moduli": 18}]
+)
 @pytest.mark.parametrize("shape", [(5, 64, 64, 64), (3, 37, 50, 29), (1, 130, 64, 70),
-                                   (7, 32, 64, 32), (9, 16, 40, 11), (2, 1, 1, 1)])  # fmt: skip
-@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+                                   (7, 32, 64, 32), (9, 16, 40, 11), (2, 1, 1, 1),
+                                   (2, 64, 33, 97)])  # fmt: skip
+@pytest.mark.parametrize("dtype", DTYPES)
 def test_slices_are_the_residues_bits(kw, shape, dtype, rng, monkeypatch):
-    """Real fast-mode products through exact base-256 slices (the default where the digits
-    fit 64 bits: CRT budgets up to 126 bits) and through residues and the CRT
+    """Fast-mode products through exact base-256 slices (the default where the digits fit
+    the kernel: real CRT budgets up to 126 bits, 8 digits; complex up to 142, 9 digits from
+    a two-word split, one item per block) and through residues and the CRT
     (OZFFT_SLICES=0): the same bits, and the NumPy engine's; with explicit moduli also on
     rows of zeros, subnormals, huge entries and wide ranges."""
     from ozfft.engines.cuda import engine as cuda_engine_module
 
     batch, m, k, n = shape
+    is_complex = np.dtype(dtype).kind == "c"
     phi = 4.0 if kw else 1.0  # (the default plan: one product on 16 moduli, 8 for float32)
     a = phi_matrix(rng, (batch, m, k), phi, dtype)
     b = phi_matrix(rng, (batch, k, n), phi, dtype)
     if kw and m > 3 and n > 3:
-        tiny, huge = np.finfo(dtype).smallest_subnormal, np.finfo(dtype).max / 4
+        real = np.finfo(dtype).dtype
+        tiny, huge = np.finfo(real).smallest_subnormal, np.finfo(real).max / 4
         a[0, 0] = 0
         a[0, 1] = tiny * rng.integers(-9, 10, k)
         a[0, 2, :2] = [huge, -huge / 3]
         b[-1, :, 1] = tiny * rng.integers(-9, 10, k)
+        if is_complex:
+            a[0, 3, :2] = [huge * 1j, -huge / 3 + huge / 5 * 1j]
+            b[-1, :, 2] = tiny * rng.integers(-9, 10, k) * 1j
     used = []
     choose = cuda_engine_module.small_product_slices
     monkeypatch.setattr(
-        cuda_engine_module, "small_product_slices", lambda L: used.append(choose(L)) or used[-1]
+        cuda_engine_module,
+        "small_product_slices",
+        lambda *args: used.append(choose(*args)) or used[-1],
     )
     got, prof = _gpu_call(a, b, **kw)
     assert "fused" in prof.ms
-    if kw or k > 1:
-        assert used and all(s is not None for s in used)
+    packed = max(m, n) <= 32  # several items per block: complex ones take residues
+    fits = is_complex or kw.get("moduli") != 18  # real past 126 bits: residues
+    if (kw or k > 1) and not (is_complex and packed):
+        assert used and all((s is not None) == fits for s in used)
     else:  # k = 1: the default plan gives the kernel its shifts (exact entries): residues
         assert not used
     monkeypatch.setenv("OZFFT_SLICES", "0")

@@ -458,6 +458,13 @@ def test_small_product_geometry_matches_kernel_source():
     assert constants.SMALL_PRODUCT_STATIC_SHARED == 2 * define("OZ_SP_TILE") * 4
     # 8 warps per residue plane: each owns 4 / planes of the tile's m16n8 output tiles
     assert constants.SMALL_PRODUCT_THREADS == 32 * (define("OZ_SP_TILE") ** 2 // (16 * 8)) // 4
+    # the complex slices kernel: 64 x OZ_SP_CTILE_N tiles, one m16n8 position per warp
+    columns = define("OZ_SP_CTILE_N")
+    assert constants.SMALL_COMPLEX_SLICE_COLUMNS == columns
+    assert constants.SMALL_SLICE_THREADS == 32 * define("OZ_SP_TILE") * columns // (16 * 8)
+    assert define("OZ_SP_CB_FRAG") == 2 * 8 * 32  # Br and Bi: 8 bytes each, 32 lanes
+    # Ar, Ai (64 rows), Br, Bi (columns rows), one byte per digit of k
+    assert constants.SMALL_COMPLEX_SLICE_BYTES == 2 * (64 + columns) * define("OZ_SP_K")
 
 
 def test_small_product_slices_hold_the_fast_mode_bound():
@@ -466,21 +473,28 @@ def test_small_product_slices_hold_the_fast_mode_bound():
     more than a signed 64-bit integer would be needed; the kernel source knows the macro."""
     from ozfft.engines.cuda.constants import small_product_macros, small_product_slices
 
-    for budget in range(2, 140):
-        slices = small_product_slices(budget)
-        bound_sq = Fraction(2) ** (budget - 1)  # (2**((L - 1) / 2))**2
+    for parts, most, last in ((1, 8, 126), (2, 9, 142)):
+        for budget in range(2, 160):
+            slices = small_product_slices(budget, parts)
+            bound_sq = Fraction(2) ** (budget - 1)  # (2**((L - 1) / 2))**2
 
-        def holds(s, bound_sq=bound_sq):
-            return Fraction(127 * (256**s - 1), 255) ** 2 >= bound_sq
+            def holds(s, bound_sq=bound_sq):
+                return Fraction(127 * (256**s - 1), 255) ** 2 >= bound_sq
 
-        if budget <= 126:
-            assert slices is not None and slices <= 8 and holds(slices)
-            assert slices == 1 or not holds(slices - 2)  # at most one digit to spare
-        else:
-            assert slices is None
+            if budget <= last:
+                assert slices is not None and slices <= most and holds(slices)
+                assert slices == 1 or not holds(slices - 2)  # at most one digit to spare
+            else:
+                assert slices is None
     macros = small_product_macros(
         moduli_set(16), out_float=False, rounding="nearest", chunk=16, shifts=True, slices=8
     )
-    assert macros["OZ_SP_SLICES"] == "8"
+    assert macros["OZ_SP_SLICES"] == "8" and "OZ_SP_COMPLEX_SLICES" not in macros
+    gaussian = gaussian_system(moduli_set(18).budget_bits)
+    macros = small_product_macros(
+        gaussian, out_float=False, rounding="nearest", chunk=20, shifts=True, slices=9
+    )
+    assert macros["OZ_SP_SLICES"] == "9" and macros["OZ_SP_COMPLEX_SLICES"] == "1"
     source = (kernel_dir() / "gemm" / "small_product.cu").read_text()
     assert "oz_small_product_slices_real" in source and "#ifdef OZ_SP_SLICES" in source
+    assert "oz_small_product_slices_gaussian" in source and "#ifdef OZ_SP_COMPLEX_SLICES" in source

@@ -181,11 +181,12 @@ __device__ __forceinline__ void oz_sp_row_shifts(const double* const (&rows)[R],
 }
 #endif
 
-// The shifts of the block's 64 A rows and 64 Bt rows into shift[0 .. 64) and [64 .. 128)
-// (zero for padding rows): read, or with OZ_SP_SHIFTS computed here (the fast-mode rule for
-// `budget`; the blocks of the first column tile count A's NaN and Inf entries into
-// counts[0], counts[1], those of the first row tile Bt's into counts[2], counts[3]).
-template <int planes>
+// The shifts of the block's 64 A rows and b_rows Bt rows into shift[0 .. 64) and [64 ..
+// 64 + b_rows) (zero for padding rows): read, or with OZ_SP_SHIFTS computed here (the
+// fast-mode rule for `budget`; the blocks of the first column tile count A's NaN and Inf
+// entries into counts[0], counts[1], those of the first row tile Bt's into counts[2],
+// counts[3]).
+template <int planes, int b_rows = OZ_SP_TILE>
 __device__ __forceinline__ void oz_sp_shifts(int* shift, const OzSpRows& rows_a,
                                              const OzSpRows& rows_b, long long k,
                                              const int* __restrict__ shift_a,
@@ -199,7 +200,8 @@ __device__ __forceinline__ void oz_sp_shifts(int* shift, const OzSpRows& rows_a,
     const int warp = threadIdx.x / 32, warps = blockDim.x / 32;
     const int width = (int)(k * planes);
     unsigned nans[2] = {0u, 0u}, infs[2] = {0u, 0u};
-    for (int v0 = warp * R; v0 < 2 * OZ_SP_TILE; v0 += warps * R) {
+    static_assert(b_rows % R == 0, "a batch of rows is all A or all Bt");
+    for (int v0 = warp * R; v0 < OZ_SP_TILE + b_rows; v0 += warps * R) {
         const bool is_b = v0 >= OZ_SP_TILE;  // R divides 64: a batch is all A or all Bt
         const double* rows[R];
 #pragma unroll
@@ -228,7 +230,7 @@ __device__ __forceinline__ void oz_sp_shifts(int* shift, const OzSpRows& rows_a,
     (void)k;
     (void)budget;
     (void)counts;
-    for (int v = threadIdx.x; v < 2 * OZ_SP_TILE; v += blockDim.x) {
+    for (int v = threadIdx.x; v < OZ_SP_TILE + b_rows; v += blockDim.x) {
         const int t = v % OZ_SP_TILE;
         if (v >= OZ_SP_TILE) {
             shift[v] = rows_b.valid(t) ? shift_b[rows_b.index(t)] : 0;
@@ -390,11 +392,8 @@ extern "C" __global__ void __launch_bounds__(512, 1)
 #define OZ_SP_SLICE_BYTES (OZ_SP_A_PLANE + OZ_SP_B_PLANE)
 #define OZ_SP_DIAGONALS (2 * OZ_SP_SLICES - 1)
 #define OZ_SP_SLICE_TILES 2  // m16n8 output tiles of a warp
-static_assert(OZ_SP_SLICES <= 8, "the digits of a signed 64-bit integer");
 #define OZ_SP_SLICE_DIGITS (8 * (OZ_SP_DIAGONALS - 1) / 31 + 1)  // digit sums the diagonals reach
 static_assert(OZ_SP_SLICE_DIGITS <= OZ_DIGITS, "every diagonal lands in a digit");
-static_assert((long long)OZ_SP_SLICES * OZ_SP_K * 128 * 128 < (1LL << 31),
-              "the diagonal sums fit INT32");
 
 // The digits of the scaled integer a' of x (|a'| < 2**(8 S - 1), a fast-mode bound the
 // engine checks): byte s is digit s (XOR 0x80 of byte s of a' + C, read as a signed byte).
@@ -410,6 +409,11 @@ __device__ __forceinline__ int oz_byte_of_four(const oz_u64 (&d)[4], int s) {
     const oz_u32 hi = __byte_perm((oz_u32)(d[2] >> half), (oz_u32)(d[3] >> half), b | ((b + 4) << 4));
     return (int)__byte_perm(lo, hi, 0x5410);
 }
+
+#ifndef OZ_SP_COMPLEX_SLICES
+static_assert(OZ_SP_SLICES <= 8, "the digits of a signed 64-bit integer");
+static_assert((long long)OZ_SP_SLICES * OZ_SP_K * 128 * 128 < (1LL << 31),
+              "the diagonal sums fit INT32");
 
 // The digits of the block's A rows (is_b false) or Bt rows into the slices' planes; padding
 // rows and quads past k are zero digits.
@@ -514,4 +518,221 @@ extern "C" __global__ void __launch_bounds__(512, 1)
     oz_small_slices_body(a, bt, m, n, k, shift_a, shift_b, out, budget, counts, items,
                          span_shift);
 }
+#endif  // !OZ_SP_COMPLEX_SLICES
+// ---- Exact slices: complex products -------------------------------------------------
+// Re A'B' = Ar Br - Ai Bi and Im A'B' = Ar Bi + Ai Br from the slices of the four parts
+// (the parts' scaled integers: one shift per complex row, as the Gaussian planes take
+// them). A block computes a 64 x 32 complex tile (OZ_SP_CTILE_N columns: the digit sums of
+// 64 x 64 would not fit the registers), its 16 warps one m16n8 position each (row tile
+// warp / 4, column tile warp % 4), both parts: per lane 4 Re and 4 Im outputs. Shared
+// memory per slice: Ar and Ai in A's fragment order (OZ_SP_A_PLANE each), then Br and Bi
+// together, a lane's 8 bytes of Br then its 8 of Bi per (column tile, k-step), so one
+// 16-byte load gives both. Order: slice s of A held in registers (its 4 fragments) while t
+// runs over B's slices; each pair's INT32 sums (|.| <= 2 k 2**14) enter the digit sums of
+// diagonal s + t at once (a warp-uniform switch: the digit and the shift stay immediates).
+// docs/perf-notes.md, "Exact slices for complex small products".
+#ifdef OZ_SP_COMPLEX_SLICES
+#define OZ_SP_CTILE_N 32                                // complex output columns of a block
+#define OZ_SP_CB_FRAG 512                               // Br and Bi fragments, 16 bytes a lane
+#define OZ_SP_CB_PLANE ((OZ_SP_CTILE_N / 8) * OZ_SP_KSTEPS * OZ_SP_CB_FRAG)
+#define OZ_SP_CSLICE_BYTES (2 * OZ_SP_A_PLANE + OZ_SP_CB_PLANE)
+static_assert(OZ_SP_SLICES <= 9, "the digits of a two-word integer below 2**71");
+static_assert(OZ_SP_DIAGONALS <= 17, "a case of the fold for every diagonal");
+static_assert(2LL * OZ_SP_K * 128 * 128 < (1LL << 31), "a pair's Re and Im sums fit INT32");
+
+// The digits of a' (oz_scaled_integer of x, |a'| < 2**(8 S - 1), S <= 9): a' + C, C = 0x80
+// in each of 9 bytes, as a low word and a top byte, each byte XOR 0x80 (digit s is byte s,
+// read as a signed byte). a' = h 2**32 + l with h = floor(a' 2**-32) (|h| < 2**39) and l in
+// [0, 2**32), both exact in binary64.
+struct OzSliceWord {
+    oz_u64 lo;
+    oz_u32 hi;
+};
+__device__ __forceinline__ OzSliceWord oz_slice_word(double x, int shift) {
+    constexpr oz_u64 c = 0x8080808080808080ULL;
+    const double y = oz_scaled_integer(x, shift);
+    const double yh = floor(y * 0x1p-32);
+    const oz_i64 h = (oz_i64)yh;
+    const oz_u64 lo = ((oz_u64)h << 32) | (oz_u64)(oz_i64)(y - yh * 0x1p32);
+    const oz_u64 lo_c = lo + c;
+    const oz_i64 hi_c = (h >> 32) + 0x80 + (lo_c < lo ? 1 : 0);
+    return {lo_c ^ c, (oz_u32)hi_c ^ 0x80u};
+}
+
+// Digit s of each of four entries, packed (entry e's in byte e).
+__device__ __forceinline__ int oz_slice_of_four(const OzSliceWord (&w)[4], int s) {
+    if (s < 8) {
+        const oz_u64 d[4] = {w[0].lo, w[1].lo, w[2].lo, w[3].lo};
+        return oz_byte_of_four(d, s);
+    }
+    return (int)__byte_perm(__byte_perm(w[0].hi, w[1].hi, 0x40), __byte_perm(w[2].hi, w[3].hi, 0x40),
+                            0x5410);
+}
+
+// The digits of the block's 64 A rows (is_b false: planes Ar, Ai) or its 32 Bt rows (Br,
+// Bi) into the slices; padding rows and quads past k are zero digits.
+__device__ __forceinline__ void oz_sp_fill_complex_slices(char* smem, const OzSpRows& src,
+                                                          long long k,
+                                                          const int* __restrict__ shift,
+                                                          bool is_b) {
+    const int rows = is_b ? OZ_SP_CTILE_N : OZ_SP_TILE;
+    for (int q = threadIdx.x; q < rows * OZ_SP_QUADS; q += blockDim.x) {
+        const int r = q / OZ_SP_QUADS, h0 = 4 * (q % OZ_SP_QUADS);
+        int off[2];  // the quad's real and imaginary digits in a slice
+        if (is_b) {
+            const int ks = h0 / 32, kk = h0 % 32;
+            const int lane = (r % 8) * 4 + (kk % 16) / 4, reg = kk / 16;
+            off[0] = 2 * OZ_SP_A_PLANE + ((r / 8) * OZ_SP_KSTEPS + ks) * OZ_SP_CB_FRAG + lane * 16 +
+                     reg * 4;
+            off[1] = off[0] + 8;
+        } else {
+            off[0] = oz_sp_a_offset(r, h0);
+            off[1] = off[0] + OZ_SP_A_PLANE;
+        }
+        OzSliceWord re[4], im[4];
+#pragma unroll
+        for (int e = 0; e < 4; ++e) re[e] = im[e] = OzSliceWord{0ULL, 0u};
+        if (src.valid(r) && h0 < k) {
+            const double* xr = src.ptr(r);
+#pragma unroll
+            for (int e = 0; e < 4; ++e) {
+                if (h0 + e < k) {
+                    re[e] = oz_slice_word(xr[2 * (h0 + e)], shift[r]);
+                    im[e] = oz_slice_word(xr[2 * (h0 + e) + 1], shift[r]);
+                }
+            }
+        }
+#pragma unroll
+        for (int s = 0; s < OZ_SP_SLICES; ++s) {
+            char* slice = smem + s * OZ_SP_CSLICE_BYTES;
+            *reinterpret_cast<int*>(slice + off[0]) = oz_slice_of_four(re, s);
+            *reinterpret_cast<int*>(slice + off[1]) = oz_slice_of_four(im, s);
+        }
+    }
+}
+
+// x[o][l] += v[o] 2**(8 d) for the digit l = 8 d / 31 (shifted by 8 d mod 31); nothing past
+// the last diagonal.
+template <int d>
+__device__ __forceinline__ void oz_fold_diagonal(oz_i64 (&x)[8][OZ_SP_SLICE_DIGITS],
+                                                 const int (&v)[8]) {
+    if constexpr (d < OZ_SP_DIAGONALS) {
+        constexpr int l = 8 * d / 31, sh = 8 * d - 31 * l;
+#pragma unroll
+        for (int o = 0; o < 8; ++o) x[o][l] += (oz_i64)v[o] * (1LL << sh);
+    }
+}
+
+// The complex slices kernel for one block: output rows 64 blockIdx.y .., complex columns
+// 32 blockIdx.x .., item blockIdx.z (arguments as oz_small_product_body, Gaussian; one item
+// per block).
+template <typename O>
+__device__ __forceinline__ void oz_complex_slices_body(const double* __restrict__ a,
+                                                       const double* __restrict__ bt,
+                                                       long long m, long long n, long long k,
+                                                       const int* __restrict__ shift_a,
+                                                       const int* __restrict__ shift_b,
+                                                       int budget,
+                                                       unsigned long long* __restrict__ counts,
+                                                       O* __restrict__ out) {
+    extern __shared__ __align__(16) char smem[];
+    __shared__ int shift[2 * OZ_SP_TILE];  // the block's A rows, then its Bt rows
+    const long long item = blockIdx.z;
+    const OzSpRows rows_a{a, m, (long long)blockIdx.y * OZ_SP_TILE, item, 1, 2 * k, 6};
+    const OzSpRows rows_b{bt, n, (long long)blockIdx.x * OZ_SP_CTILE_N, item, 1, 2 * k, 6};
+    oz_sp_shifts<2, OZ_SP_CTILE_N>(shift, rows_a, rows_b, k, shift_a, shift_b, budget, counts);
+    oz_sp_fill_complex_slices(smem, rows_a, k, shift, false);
+    oz_sp_fill_complex_slices(smem, rows_b, k, shift + OZ_SP_TILE, true);
+    __syncthreads();
+
+    const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+    const int mt = warp / 4, nt = warp % 4;
+    // the thread's outputs' digit sums: C fragment element o of Re (o < 4), of Im (4 + o)
+    oz_i64 x[8][OZ_SP_SLICE_DIGITS];
+#pragma unroll
+    for (int o = 0; o < 8; ++o)
+#pragma unroll
+        for (int l = 0; l < OZ_SP_SLICE_DIGITS; ++l) x[o][l] = 0;
+#pragma unroll 1
+    for (int s = 0; s < OZ_SP_SLICES; ++s) {
+        const char* slice_a = smem + s * OZ_SP_CSLICE_BYTES + mt * OZ_SP_KSTEPS * OZ_SP_A_FRAG +
+                              lane * 16;
+        uint4 ar[OZ_SP_KSTEPS], ai[OZ_SP_KSTEPS];
+#pragma unroll
+        for (int ks = 0; ks < OZ_SP_KSTEPS; ++ks) {
+            ar[ks] = *reinterpret_cast<const uint4*>(slice_a + ks * OZ_SP_A_FRAG);
+            ai[ks] = *reinterpret_cast<const uint4*>(slice_a + OZ_SP_A_PLANE + ks * OZ_SP_A_FRAG);
+        }
+#pragma unroll 1
+        for (int t = 0; t < OZ_SP_SLICES; ++t) {
+            const char* slice_b = smem + t * OZ_SP_CSLICE_BYTES + 2 * OZ_SP_A_PLANE +
+                                  nt * OZ_SP_KSTEPS * OZ_SP_CB_FRAG + lane * 16;
+            int rr[4] = {0, 0, 0, 0}, ii[4] = {0, 0, 0, 0}, im[4] = {0, 0, 0, 0};
+#pragma unroll
+            for (int ks = 0; ks < OZ_SP_KSTEPS; ++ks) {
+                const uint4 fb = *reinterpret_cast<const uint4*>(slice_b + ks * OZ_SP_CB_FRAG);
+                const uint2 br = make_uint2(fb.x, fb.y), bi = make_uint2(fb.z, fb.w);
+                oz_mma_s8(rr, ar[ks], br);
+                oz_mma_s8(ii, ai[ks], bi);
+                oz_mma_s8(im, ar[ks], bi);
+                oz_mma_s8(im, ai[ks], br);
+            }
+            const int v[8] = {rr[0] - ii[0], rr[1] - ii[1], rr[2] - ii[2], rr[3] - ii[3],
+                              im[0], im[1], im[2], im[3]};
+            switch (s + t) {  // (warp-uniform)
+#define OZ_FOLD_CASE(d) \
+    case d:             \
+        oz_fold_diagonal<d>(x, v); \
+        break;
+                OZ_FOLD_CASE(0) OZ_FOLD_CASE(1) OZ_FOLD_CASE(2) OZ_FOLD_CASE(3)
+                OZ_FOLD_CASE(4) OZ_FOLD_CASE(5) OZ_FOLD_CASE(6) OZ_FOLD_CASE(7)
+                OZ_FOLD_CASE(8) OZ_FOLD_CASE(9) OZ_FOLD_CASE(10) OZ_FOLD_CASE(11)
+                OZ_FOLD_CASE(12) OZ_FOLD_CASE(13) OZ_FOLD_CASE(14) OZ_FOLD_CASE(15)
+                OZ_FOLD_CASE(16)
+#undef OZ_FOLD_CASE
+            }
+        }
+    }
+
+    // the rounding of each output: C fragment element e is tile row 16 mt + g + 8 (e / 2),
+    // column 8 nt + 2 q + e % 2
+    const int g = lane / 4, q = lane % 4;
+#pragma unroll
+    for (int e = 0; e < 4; ++e) {
+        const int tr = 16 * mt + g + 8 * (e / 2), tc = 8 * nt + 2 * q + e % 2;
+        if (!rows_a.valid(tr) || !rows_b.valid(tc)) continue;
+        const long long at = (item * m + rows_a.row(tr)) * n + rows_b.row(tc);
+        const int sh = -(shift[tr] + shift[OZ_SP_TILE + tc]);
+        O v;
+#pragma unroll
+        for (int part = 0; part < 2; ++part) {
+            oz_i64 r[OZ_DIGITS];
+#pragma unroll
+            for (int l = 0; l < OZ_DIGITS; ++l)
+                r[l] = l < OZ_SP_SLICE_DIGITS ? x[4 * part + e][l] : 0;
+            oz_add_multiple_p(r, 0);  // normalize the digit sums
+            const double y = oz_round_digits<OZ_PREC, OZ_EMIN, OZ_EMAX>(r, oz_top_two(r), sh);
+            if (part == 0) {
+                v.x = (decltype(v.x))y;
+            } else {
+                v.y = (decltype(v.y))y;
+            }
+        }
+        out[at] = v;
+    }
+}
+
+extern "C" __global__ void __launch_bounds__(512, 1)
+    oz_small_product_slices_gaussian(const double* __restrict__ a, const double* __restrict__ bt,
+                                     long long m, long long n, long long k,
+                                     const int* __restrict__ shift_a,
+                                     const int* __restrict__ shift_b,
+                                     oz_out_complex* __restrict__ out, int budget,
+                                     unsigned long long* __restrict__ counts, long long items,
+                                     int span_shift) {
+    (void)items;  // (the launch signature of the small products: one item per block)
+    (void)span_shift;
+    oz_complex_slices_body(a, bt, m, n, k, shift_a, shift_b, budget, counts, out);
+}
+#endif  // OZ_SP_COMPLEX_SLICES
 #endif  // OZ_SP_SLICES

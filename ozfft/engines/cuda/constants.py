@@ -31,6 +31,8 @@ __all__ = [
     "FP8_TILE_N",
     "NO_MACROS",
     "RAW_SUM_BITS",
+    "SMALL_COMPLEX_SLICE_BYTES",
+    "SMALL_COMPLEX_SLICE_COLUMNS",
     "SMALL_PRODUCT_K",
     "SMALL_PRODUCT_STATIC_SHARED",
     "SMALL_PRODUCT_THREADS",
@@ -367,18 +369,28 @@ def small_product_chunk(count: int, planes: int, shared_bytes: int) -> tuple[int
 #: bytes of one slice's digits in the exact-slices small product (``OZ_SP_SLICE_BYTES``:
 #: the tile's A rows and Bt rows, ``SMALL_PRODUCT_K`` digits each)
 SMALL_SLICE_BYTES = 2 * SMALL_PRODUCT_TILE * SMALL_PRODUCT_K
-#: the slices kernel's block (``OZ_SP_SLICE_TILES`` = 2 output tiles per warp)
+#: the slices kernels' blocks (real: ``OZ_SP_SLICE_TILES`` = 2 output tiles per warp;
+#: complex: one m16n8 position per warp, both parts)
 SMALL_SLICE_THREADS = 512
+#: complex output columns of a block of the complex slices kernel (``OZ_SP_CTILE_N``)
+SMALL_COMPLEX_SLICE_COLUMNS = 32
+#: bytes of one slice of the complex slices kernel (``OZ_SP_CSLICE_BYTES``: the parts of
+#: the tile's 64 A rows and of its 32 Bt rows, ``SMALL_PRODUCT_K`` digits each)
+SMALL_COMPLEX_SLICE_BYTES = 2 * (SMALL_PRODUCT_TILE + SMALL_COMPLEX_SLICE_COLUMNS) * SMALL_PRODUCT_K
+#: the most digits of each kernel: a signed 64-bit integer (real), a two-word split of the
+#: scaled integer below 2**71 (complex)
+_MOST_SLICES = {1: 8, 2: 9}
 
 
-def small_product_slices(budget_bits: int) -> int | None:
+def small_product_slices(budget_bits: int, parts: int = 1) -> int | None:
     """Signed base-256 digits of the fast-mode scaled integers for the exact-slices small
-    product (``OZ_SP_SLICES``): fast-mode shifts give ``|a'| <= 2**t``, ``t = (L - 1) / 2``
-    for the CRT budget ``L`` (``ozfft.ozaki.scaling.fast_shift``), and ``S`` digits in
+    product (``OZ_SP_SLICES``) of real (``parts`` 1) or complex (2) operands: fast-mode
+    shifts give ``|a'| <= 2**t``, ``t = (L - 1) / 2`` for the CRT budget ``L``
+    (``ozfft.ozaki.scaling.fast_shift``; each part of a complex entry), and ``S`` digits in
     ``[-128, 128)`` hold ``-128 (256**S - 1) / 255 .. 127 (256**S - 1) / 255``, so ``S =
-    floor((t + 1) / 8) + 1``; None past 8 (the digits of a signed 64-bit integer)."""
+    floor((t + 1) / 8) + 1``; None past the kernel's digits (8 real, 9 complex)."""
     slices = int((budget_bits - 1) / 2 + 1) // 8 + 1
-    return slices if slices <= 8 else None
+    return slices if slices <= _MOST_SLICES[parts] else None
 
 
 def small_product_macros(
@@ -396,7 +408,8 @@ def small_product_macros(
     ``shifts``, ``OZ_SP_SHIFTS`` and :func:`scaling_macros` (the kernel computes the
     fast-mode shifts itself); with ``packed``, ``OZ_SP_PACKED`` (several small items per
     block, the kernel's ``span_shift`` read; without it one item per block, its index
-    arithmetic constant)."""
+    arithmetic constant); with ``slices``, ``OZ_SP_SLICES`` (exact slices; for a Gaussian
+    system also ``OZ_SP_COMPLEX_SLICES``: the complex slices kernel)."""
     return _small_product_macros(moduli, out_float, rounding, chunk, shifts, packed, slices)
 
 
@@ -413,4 +426,6 @@ def _small_product_macros(
         macros = macros | {"OZ_SP_PACKED": "1"}
     if slices:
         macros = macros | {"OZ_SP_SLICES": str(slices)}
+        if moduli.gaussian:
+            macros = macros | {"OZ_SP_COMPLEX_SLICES": "1"}
     return macros | scaling_macros() | {"OZ_SP_SHIFTS": "1"} if shifts else macros

@@ -48,6 +48,8 @@ from .constants import (
     FP8_TILE_M,
     FP8_TILE_N,
     NO_MACROS,
+    SMALL_COMPLEX_SLICE_BYTES,
+    SMALL_COMPLEX_SLICE_COLUMNS,
     SMALL_PRODUCT_K,
     SMALL_PRODUCT_STATIC_SHARED,
     SMALL_PRODUCT_THREADS,
@@ -834,9 +836,9 @@ class CudaEngine(Engine):
         64 Bt rows, whole since k <= 64) and counts NaN and Inf entries, raised as
         :class:`~ozfft.errors.NonFiniteInputError` (A first) once it has run; with
         ``counted`` (the plan probe has counted them) the count is not read and the call
-        returns without waiting for the kernel. Real operands take exact base-256 slices
-        where the budget allows (``small_product_slices``; ``OZFFT_SLICES=0``: residues),
-        the same bits."""
+        returns without waiting for the kernel. Operands take exact base-256 slices where
+        the budget allows (``small_product_slices``: real up to 8 digits, complex up to 9
+        with one item per block; ``OZFFT_SLICES=0``: residues), the same bits."""
         return self._small_product(
             a, bt, moduli, out_dtype, rounding, budget=budget_bits, check=not counted
         )
@@ -878,10 +880,11 @@ class CudaEngine(Engine):
         in_kernel = shifts is None  # the kernel computes them for the CRT budget
         span_shift = _sp_span_shift(m, n)
         pack = SMALL_PRODUCT_TILE >> span_shift  # small items side by side on a tile's diagonal
-        # real operands with fast-mode shifts: exact slices where their digits fit 64 bits
+        # fast-mode shifts: exact slices where the digits fit the kernel (complex: one item
+        # per block)
         slices = (
-            small_product_slices(budget)
-            if in_kernel and planes == 1 and config.small_product_slices()
+            small_product_slices(budget, planes)
+            if in_kernel and (planes == 1 or pack == 1) and config.small_product_slices()
             else None
         )
         kernel = self._small_product_kernel(
@@ -889,7 +892,7 @@ class CudaEngine(Engine):
         )
         if kernel is None:
             return None
-        launch, smem, threads = kernel
+        launch, smem, threads, columns = kernel
         out = self._alloc(
             "the product", (batch, m, n), out_dtype, batch * m * n * out_dtype.itemsize
         )
@@ -899,7 +902,7 @@ class CudaEngine(Engine):
         else:
             sa = cp.ascontiguousarray(shifts[0].reshape(batch, m).astype(cp.int32, copy=False))
             sb = cp.ascontiguousarray(shifts[1].reshape(batch, n).astype(cp.int32, copy=False))
-        grid = (-(-n // SMALL_PRODUCT_TILE), -(-m // SMALL_PRODUCT_TILE))
+        grid = (-(-n // columns), -(-m // SMALL_PRODUCT_TILE))
         for b0 in range(0, batch, _GRID_Z * pack):
             items = min(_GRID_Z * pack, batch - b0)
             if in_kernel:  # the shift pointers are not read: any array
@@ -950,13 +953,19 @@ class CudaEngine(Engine):
         *,
         packed: bool = False,
         slices: int | None = None,
-    ) -> tuple[Any, int, int] | None:
+    ) -> tuple[Any, int, int, int] | None:
         """The launcher of the small-product kernel for these moduli (``shifts``: the
         variant that computes them; ``packed``: the one with several small items per
-        block; ``slices``: the exact-slices kernel with that many digits, real operands
-        and ``shifts`` only), its dynamic shared bytes and threads per block; None where
-        the moduli's sums do not fit a block (:meth:`_small_shared`)."""
-        if slices:
+        block; ``slices``: the exact-slices kernel with that many digits, ``shifts`` only,
+        complex ones not ``packed``), its dynamic shared bytes, threads per block and
+        output columns per block; None where the moduli's sums do not fit a block
+        (:meth:`_small_shared`)."""
+        columns = SMALL_PRODUCT_TILE
+        if slices and planes == 2:
+            chunk, smem = moduli.count, slices * SMALL_COMPLEX_SLICE_BYTES
+            name, threads = "oz_small_product_slices_gaussian", SMALL_SLICE_THREADS
+            columns = SMALL_COMPLEX_SLICE_COLUMNS
+        elif slices:
             chunk, smem = moduli.count, slices * SMALL_SLICE_BYTES
             name, threads = "oz_small_product_slices_real", SMALL_SLICE_THREADS
         else:
@@ -981,7 +990,7 @@ class CudaEngine(Engine):
             kernel = get_function(_SMALL_PRODUCT_CU, name, macros)
             # always: the static shift table counts against the 48 KB default as well
             kernel.max_dynamic_shared_size_bytes = smem
-            self._small[key] = (launcher(kernel, _SP_SIGNATURE), smem, threads)
+            self._small[key] = (launcher(kernel, _SP_SIGNATURE), smem, threads, columns)
         return self._small[key]
 
     # -- the accuracy plan's tiled test ---------------------------------------------
