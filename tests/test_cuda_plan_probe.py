@@ -9,10 +9,12 @@ import numpy as np
 import pytest
 
 import ozfft
+from ozfft.engines.base import PendingProbe
 from ozfft.linalg import matmul_plan
 from ozfft.ozaki import bounds
 from ozfft.ozaki.moduli import moduli_set
 from ozfft.reference import phi_matrix
+from ozfft.scheme.gemm import compute_shifts
 from tests.helpers import staged_tiled_probe
 
 pytestmark = pytest.mark.gpu
@@ -72,11 +74,16 @@ def test_probe_is_the_staged_tiled_test(shape, dtype, kind, rng):
                 numpy_engine, xa, xb, budget_bits=moduli_set(count).budget_bits, r=r
             )
             index = None if index is None else cp.asarray(index)
-            got = cuda_engine.tiled_plan_probe(da, db, **kwargs, stats=stats, index=index)()
-            assert got == want, (items, r, count, "given")
+            given = cuda_engine.tiled_plan_probe(da, db, **kwargs, stats=stats, index=index)
+            assert given() == want, (items, r, count, "given")
+            assert given.shifts is None  # (the staged statistics' product forms its own)
             small = cuda_engine.tiled_plan_probe(da, db, **kwargs)
             assert (small is None) == (k > 64)
             if small is not None:
+                # the rows' fast-mode shifts for the budget, as the staged stages form them
+                sa, sb = compute_shifts(numpy_engine, xa, xb, count, "fast")
+                np.testing.assert_array_equal(cp.asnumpy(small.shifts[0]), sa)
+                np.testing.assert_array_equal(cp.asnumpy(small.shifts[1]), sb)
                 assert small() == want, (items, r, count)
 
 
@@ -97,7 +104,7 @@ def _probes(monkeypatch):
             seen.append(pending())
             return seen[-1]
 
-        return result
+        return PendingProbe(result, pending.shifts)
 
     monkeypatch.setattr(CudaEngine, "tiled_plan_probe", spy)
     return seen
@@ -160,7 +167,7 @@ def test_probe_counts_non_finite_entries_once(rng, monkeypatch):
                 raised.append(True)
                 raise
 
-        return result
+        return PendingProbe(result, pending.shifts)
 
     monkeypatch.setattr(CudaEngine, "tiled_plan_probe", spy)
     a = phi_matrix(rng, (3, 70, 8), 0.5, np.complex128)

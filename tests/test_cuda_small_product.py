@@ -282,15 +282,25 @@ def test_slices_are_the_residues_bits(kw, shape, dtype, rng, monkeypatch):
         if is_complex:
             a[0, 3, :2] = [huge * 1j, -huge / 3 + huge / 5 * 1j]
             b[-1, :, 2] = tiny * rng.integers(-9, 10, k) * 1j
-    used = []
+    used, given = [], []
     choose = cuda_engine_module.small_product_slices
     monkeypatch.setattr(
         cuda_engine_module,
         "small_product_slices",
         lambda *args: used.append(choose(*args)) or used[-1],
     )
+    fused = cuda_engine_module.CudaEngine.fused_fast_product
+
+    def spy(self, *args, shifts=None, **kwargs):
+        given.append(shifts is not None)
+        return fused(self, *args, shifts=shifts, **kwargs)
+
+    monkeypatch.setattr(cuda_engine_module.CudaEngine, "fused_fast_product", spy)
     got, prof = _gpu_call(a, b, **kw)
     assert "fused" in prof.ms
+    # the default plan's probe forms the shifts for the product (explicit moduli: the kernel)
+    if kw or k > 1:
+        assert given and any(given) == (not kw)
     packed = max(m, n) <= 32  # several items per block: complex ones take residues
     fits = is_complex or kw.get("moduli") != 18  # real past 126 bits: residues
     if (kw or k > 1) and not (is_complex and packed):

@@ -584,7 +584,7 @@ class _ProbingEngine(NumpyEngine):
         probe, expected, _ = staged_tiled_probe(self, a, bt, budget_bits=kwargs["budget_bits"], r=r)
         assert kwargs == expected
         self.probes.append(probe)
-        return lambda: probe
+        return base.PendingProbe(lambda: probe)
 
 
 @pytest.mark.parametrize(
@@ -650,7 +650,7 @@ class _GivenStatsEngine(NumpyEngine):
         assert (index is None) == (subset is None)
         assert index is None or np.array_equal(index, subset)
         self.probes.append(probe)
-        return lambda: probe
+        return base.PendingProbe(lambda: probe)
 
 
 @pytest.mark.parametrize("dtype", [np.float64, np.complex128])

@@ -25,7 +25,9 @@
 // state (int64), set by oz_probe_start: out[0] A's deficit, [1] Bt's, [2] max nb of A, [3]
 // max E of Bt, [4] max nb of Bt, [5] max E of A, [6..9] NaN and Inf counts of A, then of Bt
 // (OZ_PROBE_OUT values), then rmin (items x ceil(m / 4)) and cmin (items x ceil(n / 4)), the
-// bits of doubles. q (int32): q_off of A's rows (items x m), then of Bt's (items x n).
+// bits of doubles. q (int32): q_off of A's rows (items x m), then of Bt's (items x n);
+// shifts (int32, null: not written): sigma of the same rows, the shifts the fast-mode
+// product on `budget` scales them by (gemm/small_product.cu reads them).
 // tiles (uint32): the tile minima, items x ceil(m / 4) x width for A, then Bt's; scale
 // (double): the tiles' powers of two, A's then Bt's.
 #include "common/ozaki_common.cuh"
@@ -69,7 +71,7 @@ __device__ __forceinline__ void oz_probe_rows_body(
     const oz_i64* __restrict__ sumsq_a, const int* __restrict__ exp_b,
     const oz_i64* __restrict__ sumsq_b, int g, int budget, int terms_bits, int offset,
     int never, oz_i64* __restrict__ state, int* __restrict__ q, oz_u32* __restrict__ tiles,
-    double* __restrict__ scale) {
+    double* __restrict__ scale, int* __restrict__ shifts) {
     __shared__ int row_exp[OZ_PROBE_ROWS], row_nb[OZ_PROBE_ROWS];
     __shared__ int block_max[2];  // nb, E
     __shared__ unsigned block_counts[2];
@@ -84,6 +86,8 @@ __device__ __forceinline__ void oz_probe_rows_body(
     const long long tiles0 = (side ? items * m4 + item * ((n + OZ_PROBE_TILE - 1) / OZ_PROBE_TILE)
                                    : item * m4) + row0 / OZ_PROBE_TILE;
     int* q_row = q + (side ? items * m : 0) + item * rows + row0;
+    int* shift_row = shifts != nullptr ? shifts + (side ? items * m : 0) + item * rows + row0
+                                       : nullptr;
     if (threadIdx.x < 2) {
         block_max[threadIdx.x] = -2147483647 - 1;
         block_counts[threadIdx.x] = 0u;
@@ -100,6 +104,7 @@ __device__ __forceinline__ void oz_probe_rows_body(
         if (local < valid) {
             const int sigma = (int)oz_fast_shift_of(e, s, budget);
             q_row[local] = e == OZ_ZERO_ROW_EXP ? OZ_PROBE_EXACT : offset - (sigma + e);
+            if (shift_row != nullptr) shift_row[local] = sigma;
             atomicMax(&block_max[0], nb);
             atomicMax(&block_max[1], e);
         }
@@ -207,9 +212,9 @@ __device__ __forceinline__ void oz_probe_rows_body(
         const oz_i64 *__restrict__ sumsq_a, const int *__restrict__ exp_b,                   \
         const oz_i64 *__restrict__ sumsq_b, int g, int budget, int terms_bits, int offset,   \
         int never, oz_i64 *__restrict__ state, int *__restrict__ q,                          \
-        oz_u32 *__restrict__ tiles, double *__restrict__ scale
+        oz_u32 *__restrict__ tiles, double *__restrict__ scale, int *__restrict__ shifts
 #define OZ_PROBE_ROWS_ARGS a, bt, items, item0, m, n, k, size, index, exp_a, sumsq_a, exp_b, \
-    sumsq_b, g, budget, terms_bits, offset, never, state, q, tiles, scale
+    sumsq_b, g, budget, terms_bits, offset, never, state, q, tiles, scale, shifts
 
 // The rows kernels: `planes` 1 (real) or 2 (complex); `given`: the shifts come from the
 // caller's table rather than the fast-mode rule. At least three blocks per SM: the warps

@@ -384,11 +384,10 @@ extern "C" __global__ void __launch_bounds__(512, 1)
 // rounded once: the CRT's bits. Per entry one set of digits (against a residue per
 // modulus), per output one IMAD.WIDE per diagonal (against a weight per modulus), and S**2
 // products per output tile (against one per modulus). docs/perf-notes.md, "Exact slices".
+// The shifts are the fast-mode ones for the budget S was chosen for (the digits hold |a'|
+// <= 2**((L - 1) / 2)): formed here (OZ_SP_SHIFTS) or read, as the plan probe wrote them.
 // Block: 16 warps, each two m16n8 output tiles of the 64 x 64 tile; shared memory: slice s
 // of the A rows and Bt rows at s OZ_SP_SLICE_BYTES, in the fragment order above.
-#ifndef OZ_SP_SHIFTS
-#error "the slices kernel computes the fast-mode shifts itself (OZ_SP_SHIFTS)"
-#endif
 #define OZ_SP_SLICE_BYTES (OZ_SP_A_PLANE + OZ_SP_B_PLANE)
 #define OZ_SP_DIAGONALS (2 * OZ_SP_SLICES - 1)
 #define OZ_SP_SLICE_TILES 2  // m16n8 output tiles of a warp

@@ -28,6 +28,7 @@ __all__ = [
     "FP8_MIN_COMPUTE_CAPABILITY",
     "ArrayFlag",
     "Engine",
+    "PendingProbe",
     "ResidueStack",
     "RowStats",
     "TiledProbe",
@@ -104,6 +105,24 @@ class TiledProbe:
     deficit_a: int
     deficit_b: int
     maxima: tuple[int, int, int, int]
+
+
+@dataclass(frozen=True)
+class PendingProbe:
+    """The accuracy plan's tiled test in flight (:meth:`Engine.tiled_plan_probe`):
+    calling it waits for the pass and returns its :class:`TiledProbe`.
+
+    shifts: ``(shift_a, shift_b)``, the fast-mode shifts of A's and Bt's rows for the
+    pass's CRT budget (int32 arrays shaped ``(..., m)`` and ``(..., n)``), where the pass
+    formed them from its own statistics, else None; work queued after the pass may read
+    them (:meth:`Engine.fused_fast_product`) before the pass is waited for.
+    """
+
+    read: Callable[[], TiledProbe]
+    shifts: tuple[Any, Any] | None = None
+
+    def __call__(self) -> TiledProbe:
+        return self.read()
 
 
 @dataclass(frozen=True)
@@ -328,14 +347,16 @@ class Engine(abc.ABC):
         *,
         rounding: str,
         counted: bool = False,
+        shifts: tuple[Any, Any] | None = None,
     ) -> Any | None:
         """:meth:`fused_product` with the fast-mode shifts for the CRT budget
         ``budget_bits`` (:meth:`row_stats`, :meth:`fast_shift`) formed in the same pass,
         non-finite entries raised as :class:`~ozfft.errors.NonFiniteInputError` (A before
         B), or None; the same bits as the staged stages. ``counted``: the caller has
         counted the operands' NaN and Inf entries already (:meth:`tiled_plan_probe`) and
-        raises them itself, so the call need not wait for its own count. This engine has
-        none."""
+        raises them itself, so the call need not wait for its own count. ``shifts``:
+        those shifts already formed (:attr:`PendingProbe.shifts`; then ``counted``), read
+        instead of formed. This engine has none."""
         return None
 
     def tiled_plan_probe(
@@ -351,7 +372,7 @@ class Engine(abc.ABC):
         tile: int,
         stats: tuple[RowStats, RowStats] | None = None,
         index: Any | None = None,
-    ) -> Callable[[], TiledProbe] | None:
+    ) -> PendingProbe | None:
         """The accuracy plan's first test in one pass, where this engine has one for the
         shape: the fast-mode statistics of both prepared operands (or ``stats``, from
         :meth:`row_stats` with ``need_sumsq``), their 1-norm exponents over ``terms``
@@ -362,11 +383,11 @@ class Engine(abc.ABC):
         the pairing rule with ``pairing_offset`` (``never``: the deficit past any count),
         as ``ozfft.scheme.gemm`` forms them from those stages, in the same integers.
 
-        Returns a function that waits for the pass and returns its :class:`TiledProbe`
-        (raising :class:`~ozfft.errors.NonFiniteInputError`, A before B, for NaN or Inf
-        entries when it computed the statistics), so that the caller may queue work
-        meanwhile; None where the engine has no such pass (the caller runs the stages).
-        This engine has none."""
+        Returns a :class:`PendingProbe`, which waits for the pass when called and returns
+        its :class:`TiledProbe` (raising :class:`~ozfft.errors.NonFiniteInputError`, A
+        before B, for NaN or Inf entries when it computed the statistics), so that the
+        caller may queue work meanwhile (with the shifts the pass formed); None where the
+        engine has no such pass (the caller runs the stages). This engine has none."""
         return None
 
 

@@ -476,16 +476,18 @@ def _fast_product(
     rounding: str,
     *,
     counted: bool = False,
+    shifts: tuple[Any, Any] | None = None,
 ) -> Any:
     """One exact product on ``moduli`` with the fast-mode shifts for the CRT budget
     ``budget_bits``: in one pass where the engine has one
     (:meth:`~ozfft.engines.base.Engine.fused_fast_product`; ``counted``: the operands'
-    NaN and Inf entries are counted and raised by the caller), else staged
-    (:func:`_staged_product`). The same bits."""
+    NaN and Inf entries are counted and raised by the caller; ``shifts``: those shifts,
+    formed by the plan probe), else staged (:func:`_staged_product`). The same bits."""
     phase_a_moduli, _ = _phase_a_moduli(moduli, engine.xp.iscomplexobj(a), complex_method)
     out = engine.fused_fast_product(
-        a, bt, budget_bits, phase_a_moduli, out_dtype, rounding=rounding, counted=counted
-    )
+        a, bt, budget_bits, phase_a_moduli, out_dtype, rounding=rounding, counted=counted,
+        shifts=shifts,
+    )  # fmt: skip
     if out is not None:
         return out
     return _staged_product(
@@ -1132,9 +1134,10 @@ def _probed_single(
 
     def product(rounding: str) -> Any:
         system = plan.system
-        if stats is None:  # the probe counts NaN and Inf and raises them (pending())
+        if stats is None:  # the probe counts NaN and Inf and raises them (pending()), and
+            # forms the shifts where it formed the statistics
             return _fast_product(engine, a, bt, system, budget, out_dtype, complex_method,
-                                 rounding, counted=True)  # fmt: skip
+                                 rounding, counted=True, shifts=pending.shifts)  # fmt: skip
         return _staged_product(engine, a, bt, system, budget, "fast", out_dtype, complex_method,
                                rounding, stats)  # fmt: skip
 

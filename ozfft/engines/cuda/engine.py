@@ -36,6 +36,7 @@ from ...ozaki.scaling import ceil_log2_int
 from ...profiling import phase
 from ..base import (
     Engine,
+    PendingProbe,
     ResidueStack,
     RowStats,
     TiledProbe,
@@ -124,8 +125,9 @@ _PLAN_PROBE_CU = "gemm/plan_probe.cu"
 _PROBE_ROWS = 64
 _PROBE_THREADS = 256
 _PROBE_TILE = 4
-#: (the inner indices and the given statistics passed as addresses: 0 where absent)
-_PROBE_ROWS_KINDS = ("ptr", "ptr") + ("i64",) * 11 + ("i32",) * 5 + ("ptr",) * 4
+#: (the inner indices, the given statistics and the shifts' table passed as addresses: 0
+#: where absent)
+_PROBE_ROWS_KINDS = ("ptr", "ptr") + ("i64",) * 11 + ("i32",) * 5 + ("ptr",) * 4 + ("i64",)
 #: the most inner indices of the lower-bound products (``OZ_PROBE_SUBSET``)
 _PROBE_SUBSET = 128
 _PROBE_SIGNATURES = {
@@ -830,15 +832,21 @@ class CudaEngine(Engine):
         *,
         rounding: str,
         counted: bool = False,
+        shifts: tuple[Any, Any] | None = None,
     ) -> Any | None:
         """:meth:`fused_product` whose kernel also computes the fast-mode shifts for
         ``budget_bits`` (``OZ_SP_SHIFTS``: each block the row statistics of its 64 A and
         64 Bt rows, whole since k <= 64) and counts NaN and Inf entries, raised as
         :class:`~ozfft.errors.NonFiniteInputError` (A first) once it has run; with
         ``counted`` (the plan probe has counted them) the count is not read and the call
-        returns without waiting for the kernel. Operands take exact base-256 slices where
-        the budget allows (``small_product_slices``: real up to 8 digits, complex up to 9
-        with one item per block; ``OZFFT_SLICES=0``: residues), the same bits."""
+        returns without waiting for the kernel; with ``shifts`` (the plan probe's, for
+        this budget) the kernel reads them instead. Operands take exact base-256 slices
+        where the budget allows (``small_product_slices``: real up to 8 digits, complex up
+        to 9 with one item per block; ``OZFFT_SLICES=0``: residues), the same bits."""
+        if shifts is not None:
+            return self._small_product(
+                a, bt, moduli, out_dtype, rounding, shifts=shifts, budget=budget_bits
+            )
         return self._small_product(
             a, bt, moduli, out_dtype, rounding, budget=budget_bits, check=not counted
         )
@@ -857,7 +865,8 @@ class CudaEngine(Engine):
     ) -> Any | None:
         """The small-product kernel, given the ``shifts`` ``(shift_a, shift_b)`` or
         computing them for the CRT budget ``budget`` (``check``: then read its NaN/Inf
-        count, and wait for it); None where it does not apply."""
+        count, and wait for it); None where it does not apply. Given shifts with a
+        ``budget`` are its fast-mode shifts (the plan probe's): slices may take them."""
         cp = self._cp
         is_complex = cp.iscomplexobj(a)
         k = a.shape[-1]
@@ -880,11 +889,11 @@ class CudaEngine(Engine):
         in_kernel = shifts is None  # the kernel computes them for the CRT budget
         span_shift = _sp_span_shift(m, n)
         pack = SMALL_PRODUCT_TILE >> span_shift  # small items side by side on a tile's diagonal
-        # fast-mode shifts: exact slices where the digits fit the kernel (complex: one item
-        # per block)
+        # fast-mode shifts for `budget`: exact slices where the digits fit the kernel
+        # (complex: one item per block)
         slices = (
             small_product_slices(budget, planes)
-            if in_kernel and (planes == 1 or pack == 1) and config.small_product_slices()
+            if budget > 0 and (planes == 1 or pack == 1) and config.small_product_slices()
             else None
         )
         kernel = self._small_product_kernel(
@@ -956,8 +965,8 @@ class CudaEngine(Engine):
     ) -> tuple[Any, int, int, int] | None:
         """The launcher of the small-product kernel for these moduli (``shifts``: the
         variant that computes them; ``packed``: the one with several small items per
-        block; ``slices``: the exact-slices kernel with that many digits, ``shifts`` only,
-        complex ones not ``packed``), its dynamic shared bytes, threads per block and
+        block; ``slices``: the exact-slices kernel with that many digits, fast-mode shifts
+        only, complex ones not ``packed``), its dynamic shared bytes, threads per block and
         output columns per block; None where the moduli's sums do not fit a block
         (:meth:`_small_shared`)."""
         columns = SMALL_PRODUCT_TILE
@@ -1007,7 +1016,7 @@ class CudaEngine(Engine):
         tile: int,
         stats: tuple[RowStats, RowStats] | None = None,
         index: Any | None = None,
-    ) -> Callable[[], TiledProbe] | None:
+    ) -> PendingProbe | None:
         """Four launches of ``gemm/plan_probe.cu`` and one asynchronous read:
         ``oz_probe_start`` (the state); ``oz_probe_rows_*`` (a block per 64 rows of an
         operand: the rows' statistics, nb, q_off, the maxima, and per 4-row tile the
@@ -1017,8 +1026,10 @@ class CudaEngine(Engine):
         over the item with ``atomicMin``); ``oz_probe_deficits`` (each row's deficit, the
         largest per operand). Without ``stats`` for ``k <= 64`` (the rows kernel computes
         the statistics and counts NaN and Inf); with them for at most ``_PROBE_SUBSET``
-        inner indices (``oz_probe_rows_given_*``: all of k, or ``index``). Off with
-        ``OZFFT_FUSED_SMALL=0``."""
+        inner indices (``oz_probe_rows_given_*``: all of k, or ``index``). With its own
+        statistics the rows kernel also writes the rows' fast-mode shifts for
+        ``budget_bits`` (:attr:`PendingProbe.shifts`), which the small product reads. Off
+        with ``OZFFT_FUSED_SMALL=0``."""
         cp = self._cp
         is_complex = cp.iscomplexobj(a)
         k = a.shape[-1]
@@ -1041,8 +1052,10 @@ class CudaEngine(Engine):
         start(_grid(_PROBE_OUT + tiles), (_THREADS,), (state, batch, m, n))
         part = "complex" if is_complex else "real"
         rules = (lower_bound_bits, budget_bits, ceil_log2_int(terms), pairing_offset, never)
+        shifts = None
         if stats is None:
             rows_kernel, given = self._probe_kernel(f"oz_probe_rows_{part}"), (0,) * 5
+            shifts = cp.empty(batch * (m + n), cp.int32)  # A's rows, then Bt's
         else:
             rows_kernel = self._probe_kernel(f"oz_probe_rows_given_{part}")
             # (the arrays stay referenced here while the kernels are queued)
@@ -1056,7 +1069,8 @@ class CudaEngine(Engine):
         grid = (-(-n // _PROBE_ROWS), -(-m // _PROBE_ROWS))
         for b0 in range(0, batch, _GRID_Z):
             items = min(_GRID_Z, batch - b0)
-            args = (a, bt, batch, b0, m, n, k, size, *given, *rules, state, q, minima, scale)
+            args = (a, bt, batch, b0, m, n, k, size, *given, *rules, state, q, minima, scale,
+                    0 if shifts is None else shifts.data.ptr)  # fmt: skip
             rows_kernel((row_blocks, items, 2), (_PROBE_THREADS,), args)
         for b0 in range(0, batch, _GRID_Z):
             items = min(_GRID_Z, batch - b0)
@@ -1072,7 +1086,13 @@ class CudaEngine(Engine):
                 _raise_non_finite(name, int(host[6 + 2 * i]), int(host[7 + 2 * i]))
             return TiledProbe(int(host[0]), int(host[1]), tuple(int(v) for v in host[2:6]))
 
-        return result
+        if shifts is not None:
+            split = batch * m
+            shifts = (
+                shifts[:split].reshape(*batch_shape, m),
+                shifts[split:].reshape(*batch_shape, n),
+            )
+        return PendingProbe(result, shifts)
 
     def _probe_kernel(self, name: str) -> Any:
         key = (self._cp.cuda.Device().id, name)
