@@ -33,6 +33,15 @@ def _swap(norm):
     return _SWAP.get(norm, norm) if isinstance(norm, str | None) else norm
 
 
+def _one_axis(transform, x, n, axis, norm, workers, plan, precision, moduli, phase_a, out):
+    """``transform`` (:func:`.api._c2r` or :func:`.api._r2c`) of ``conj`` along one axis
+    with the swapped norm: the body of :func:`hfft` and :func:`ihfft`."""
+    return transform(
+        x, None, None, _swap(norm), workers, plan, precision, moduli, out,
+        one_d_n=n, one_d_axis=axis, phase_a=phase_a, conj=True,
+    )  # fmt: skip
+
+
 def hfft(
     x,
     n=None,
@@ -50,21 +59,7 @@ def hfft(
     """FFT of a signal with Hermitian symmetry (a half spectrum): real output of length
     ``n`` (default ``2 (m - 1)`` for ``m`` input points along ``axis``); ``out`` as in
     numpy 2."""
-    return api._c2r(
-        x,
-        None,
-        None,
-        _swap(norm),
-        workers,
-        plan,
-        precision,
-        moduli,
-        out,
-        one_d_n=n,
-        one_d_axis=axis,
-        phase_a=phase_a,
-        conj=True,
-    )
+    return _one_axis(api._c2r, x, n, axis, norm, workers, plan, precision, moduli, phase_a, out)
 
 
 def ihfft(
@@ -84,21 +79,7 @@ def ihfft(
     """Inverse of :func:`hfft`: the ``n//2 + 1`` non-negative-frequency terms of the
     inverse DFT of real input (scaled by ``1/n`` with the default norm); ``out`` as in
     numpy 2."""
-    return api._r2c(
-        x,
-        None,
-        None,
-        _swap(norm),
-        workers,
-        plan,
-        precision,
-        moduli,
-        out,
-        one_d_n=n,
-        one_d_axis=axis,
-        phase_a=phase_a,
-        conj=True,
-    )
+    return _one_axis(api._r2c, x, n, axis, norm, workers, plan, precision, moduli, phase_a, out)
 
 
 def hfftn(
