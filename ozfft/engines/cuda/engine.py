@@ -843,13 +843,10 @@ class CudaEngine(Engine):
         this budget) the kernel reads them instead. Operands take exact base-256 slices
         where the budget allows (``small_product_slices``: real up to 8 digits, complex up
         to 9 with one item per block; ``OZFFT_SLICES=0``: residues), the same bits."""
-        if shifts is not None:
-            return self._small_product(
-                a, bt, moduli, out_dtype, rounding, shifts=shifts, budget=budget_bits
-            )
         return self._small_product(
-            a, bt, moduli, out_dtype, rounding, budget=budget_bits, check=not counted
-        )
+            a, bt, moduli, out_dtype, rounding, shifts=shifts, budget=budget_bits,
+            check=not counted,
+        )  # fmt: skip
 
     def _small_product(
         self,
