@@ -113,6 +113,20 @@ struct OzSpRows {
     __device__ __forceinline__ const double* ptr(int r) const { return x + index(r) * row_len; }
 };
 
+// A block's A rows (row tile blockIdx.y) and Bt rows (column tile blockIdx.x, `columns`
+// wide), rows of row_len doubles, of the items from blockIdx.z << (6 - span_shift).
+struct OzSpBlockRows {
+    OzSpRows a, b;
+};
+__device__ __forceinline__ OzSpBlockRows oz_sp_block_rows(const double* a, const double* bt,
+                                                          long long m, long long n,
+                                                          long long row_len, long long items,
+                                                          int span_shift, int columns) {
+    const long long item0 = (long long)blockIdx.z << (6 - span_shift);
+    return {{a, m, (long long)blockIdx.y * OZ_SP_TILE, item0, items, row_len, span_shift},
+            {bt, n, (long long)blockIdx.x * columns, item0, items, row_len, span_shift}};
+}
+
 // The residues of moduli chunk * OZ_SP_CHUNK .. of the block's A rows (a tile of 64 rows
 // of the item from row0) and Bt rows into shared memory: planes 1 (real) or 2 (Gaussian:
 // rmod(re +- j im)), [modulus in chunk][plane][A | Bt]. Padding rows (OzSpRows) and quads
@@ -263,11 +277,9 @@ __device__ __forceinline__ void oz_small_product_body(const double* __restrict__
 #ifndef OZ_SP_PACKED
     span_shift = 6;  // one item per block: the row maps' arithmetic folds to constants
 #endif
-    const long long item0 = (long long)blockIdx.z << (6 - span_shift);
-    const OzSpRows rows_a{a, m, (long long)blockIdx.y * OZ_SP_TILE, item0, items, k * planes,
-                          span_shift};
-    const OzSpRows rows_b{bt, n, (long long)blockIdx.x * OZ_SP_TILE, item0, items, k * planes,
-                          span_shift};
+    const OzSpBlockRows rows =
+        oz_sp_block_rows(a, bt, m, n, k * planes, items, span_shift, OZ_SP_TILE);
+    const OzSpRows &rows_a = rows.a, &rows_b = rows.b;
     oz_sp_shifts<planes>(shift, rows_a, rows_b, k, shift_a, shift_b, budget, counts);
 
     const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
@@ -409,6 +421,17 @@ __device__ __forceinline__ int oz_byte_of_four(const oz_u64 (&d)[4], int s) {
     return (int)__byte_perm(lo, hi, 0x5410);
 }
 
+// x 2**shift rounded once, x given by its base-2**31 digit sums (not normalized): the
+// CRT finish without the quotient by P.
+__device__ __forceinline__ double oz_round_slice_sums(const oz_i64 (&x)[OZ_SP_SLICE_DIGITS],
+                                                      int shift) {
+    oz_i64 r[OZ_DIGITS];
+#pragma unroll
+    for (int l = 0; l < OZ_DIGITS; ++l) r[l] = l < OZ_SP_SLICE_DIGITS ? x[l] : 0;
+    oz_add_multiple_p(r, 0);  // normalize the digit sums
+    return oz_round_digits<OZ_PREC, OZ_EMIN, OZ_EMAX>(r, oz_top_two(r), shift);
+}
+
 #ifndef OZ_SP_COMPLEX_SLICES
 static_assert(OZ_SP_SLICES <= 8, "the digits of a signed 64-bit integer");
 static_assert((long long)OZ_SP_SLICES * OZ_SP_K * 128 * 128 < (1LL << 31),
@@ -450,9 +473,8 @@ __device__ __forceinline__ void oz_small_slices_body(const double* __restrict__ 
 #ifndef OZ_SP_PACKED
     span_shift = 6;
 #endif
-    const long long item0 = (long long)blockIdx.z << (6 - span_shift);
-    const OzSpRows rows_a{a, m, (long long)blockIdx.y * OZ_SP_TILE, item0, items, k, span_shift};
-    const OzSpRows rows_b{bt, n, (long long)blockIdx.x * OZ_SP_TILE, item0, items, k, span_shift};
+    const OzSpBlockRows rows = oz_sp_block_rows(a, bt, m, n, k, items, span_shift, OZ_SP_TILE);
+    const OzSpRows &rows_a = rows.a, &rows_b = rows.b;
     oz_sp_shifts<1>(shift, rows_a, rows_b, k, shift_a, shift_b, budget, counts);
     oz_sp_fill_slices(smem, rows_a, k, shift, false);
     oz_sp_fill_slices(smem, rows_b, k, shift + OZ_SP_TILE, true);
@@ -498,12 +520,7 @@ __device__ __forceinline__ void oz_small_slices_body(const double* __restrict__ 
         if ((tr >> span_shift) != (tc >> span_shift) || !rows_a.valid(tr) || !rows_b.valid(tc))
             continue;
         const long long at = (rows_a.item(tr) * m + rows_a.row(tr)) * n + rows_b.row(tc);
-        oz_i64 r[OZ_DIGITS];
-#pragma unroll
-        for (int l = 0; l < OZ_DIGITS; ++l) r[l] = l < OZ_SP_SLICE_DIGITS ? x[o][l] : 0;
-        oz_add_multiple_p(r, 0);  // normalize the digit sums
-        out[at] = (O)oz_round_digits<OZ_PREC, OZ_EMIN, OZ_EMAX>(
-            r, oz_top_two(r), -(shift[tr] + shift[OZ_SP_TILE + tc]));
+        out[at] = (O)oz_round_slice_sums(x[o], -(shift[tr] + shift[OZ_SP_TILE + tc]));
     }
 }
 
@@ -528,8 +545,10 @@ extern "C" __global__ void __launch_bounds__(512, 1)
 // together, a lane's 8 bytes of Br then its 8 of Bi per (column tile, k-step), so one
 // 16-byte load gives both. Order: slice s of A held in registers (its 4 fragments) while t
 // runs over B's slices; each pair's INT32 sums (|.| <= 2 k 2**14) enter the digit sums of
-// diagonal s + t at once (a warp-uniform switch: the digit and the shift stay immediates).
-// docs/perf-notes.md, "Exact slices for complex small products".
+// diagonal s + t at once. A warp-uniform switch on s picks a row of pairs unrolled over t
+// (oz_complex_slice_row), so every diagonal's digit and shift are immediates and the
+// compiler interleaves consecutive pairs' loads and products. docs/perf-notes.md, "Exact
+// slices for complex small products" and "The complex pair loop unrolled".
 #ifdef OZ_SP_COMPLEX_SLICES
 #define OZ_SP_CTILE_N 32                                // complex output columns of a block
 #define OZ_SP_CB_FRAG 512                               // Br and Bi fragments, 16 bytes a lane
@@ -549,6 +568,7 @@ struct OzSliceWord {
 };
 __device__ __forceinline__ OzSliceWord oz_slice_word(double x, int shift) {
     constexpr oz_u64 c = 0x8080808080808080ULL;
+    if constexpr (OZ_SP_SLICES <= 8) return {oz_slice_digits(x, shift), 0u};  // one word
     const double y = oz_scaled_integer(x, shift);
     const double yh = floor(y * 0x1p-32);
     const oz_i64 h = (oz_i64)yh;
@@ -622,6 +642,32 @@ __device__ __forceinline__ void oz_fold_diagonal(oz_i64 (&x)[8][OZ_SP_SLICE_DIGI
     }
 }
 
+// The pairs (s, t) of one A slice s over every B slice t, each folded into diagonal s + t
+// (a constant here: t is unrolled).
+template <int s, int t = 0>
+__device__ __forceinline__ void oz_complex_slice_row(oz_i64 (&x)[8][OZ_SP_SLICE_DIGITS],
+                                                     const uint4 (&ar)[OZ_SP_KSTEPS],
+                                                     const uint4 (&ai)[OZ_SP_KSTEPS],
+                                                     const char* slices_b) {
+    if constexpr (s < OZ_SP_SLICES && t < OZ_SP_SLICES) {
+        const char* slice_b = slices_b + t * OZ_SP_CSLICE_BYTES;
+        int rr[4] = {0, 0, 0, 0}, ii[4] = {0, 0, 0, 0}, im[4] = {0, 0, 0, 0};
+#pragma unroll
+        for (int ks = 0; ks < OZ_SP_KSTEPS; ++ks) {
+            const uint4 fb = *reinterpret_cast<const uint4*>(slice_b + ks * OZ_SP_CB_FRAG);
+            const uint2 br = make_uint2(fb.x, fb.y), bi = make_uint2(fb.z, fb.w);
+            oz_mma_s8(rr, ar[ks], br);
+            oz_mma_s8(ii, ai[ks], bi);
+            oz_mma_s8(im, ar[ks], bi);
+            oz_mma_s8(im, ai[ks], br);
+        }
+        const int v[8] = {rr[0] - ii[0], rr[1] - ii[1], rr[2] - ii[2], rr[3] - ii[3],
+                          im[0], im[1], im[2], im[3]};
+        oz_fold_diagonal<s + t>(x, v);
+        oz_complex_slice_row<s, t + 1>(x, ar, ai, slices_b);
+    }
+}
+
 // The complex slices kernel for one block: output rows 64 blockIdx.y .., complex columns
 // 32 blockIdx.x .., item blockIdx.z (arguments as oz_small_product_body, Gaussian; one item
 // per block).
@@ -637,8 +683,8 @@ __device__ __forceinline__ void oz_complex_slices_body(const double* __restrict_
     extern __shared__ __align__(16) char smem[];
     __shared__ int shift[2 * OZ_SP_TILE];  // the block's A rows, then its Bt rows
     const long long item = blockIdx.z;
-    const OzSpRows rows_a{a, m, (long long)blockIdx.y * OZ_SP_TILE, item, 1, 2 * k, 6};
-    const OzSpRows rows_b{bt, n, (long long)blockIdx.x * OZ_SP_CTILE_N, item, 1, 2 * k, 6};
+    const OzSpBlockRows rows = oz_sp_block_rows(a, bt, m, n, 2 * k, 1, 6, OZ_SP_CTILE_N);
+    const OzSpRows &rows_a = rows.a, &rows_b = rows.b;
     oz_sp_shifts<2, OZ_SP_CTILE_N>(shift, rows_a, rows_b, k, shift_a, shift_b, budget, counts);
     oz_sp_fill_complex_slices(smem, rows_a, k, shift, false);
     oz_sp_fill_complex_slices(smem, rows_b, k, shift + OZ_SP_TILE, true);
@@ -662,34 +708,16 @@ __device__ __forceinline__ void oz_complex_slices_body(const double* __restrict_
             ar[ks] = *reinterpret_cast<const uint4*>(slice_a + ks * OZ_SP_A_FRAG);
             ai[ks] = *reinterpret_cast<const uint4*>(slice_a + OZ_SP_A_PLANE + ks * OZ_SP_A_FRAG);
         }
-#pragma unroll 1
-        for (int t = 0; t < OZ_SP_SLICES; ++t) {
-            const char* slice_b = smem + t * OZ_SP_CSLICE_BYTES + 2 * OZ_SP_A_PLANE +
-                                  nt * OZ_SP_KSTEPS * OZ_SP_CB_FRAG + lane * 16;
-            int rr[4] = {0, 0, 0, 0}, ii[4] = {0, 0, 0, 0}, im[4] = {0, 0, 0, 0};
-#pragma unroll
-            for (int ks = 0; ks < OZ_SP_KSTEPS; ++ks) {
-                const uint4 fb = *reinterpret_cast<const uint4*>(slice_b + ks * OZ_SP_CB_FRAG);
-                const uint2 br = make_uint2(fb.x, fb.y), bi = make_uint2(fb.z, fb.w);
-                oz_mma_s8(rr, ar[ks], br);
-                oz_mma_s8(ii, ai[ks], bi);
-                oz_mma_s8(im, ar[ks], bi);
-                oz_mma_s8(im, ai[ks], br);
-            }
-            const int v[8] = {rr[0] - ii[0], rr[1] - ii[1], rr[2] - ii[2], rr[3] - ii[3],
-                              im[0], im[1], im[2], im[3]};
-            switch (s + t) {  // (warp-uniform)
-#define OZ_FOLD_CASE(d) \
-    case d:             \
-        oz_fold_diagonal<d>(x, v); \
+        const char* slices_b = smem + 2 * OZ_SP_A_PLANE + nt * OZ_SP_KSTEPS * OZ_SP_CB_FRAG +
+                               lane * 16;
+        switch (s) {  // (warp-uniform) every diagonal s + t a constant
+#define OZ_ROW_CASE(c) \
+    case c:            \
+        oz_complex_slice_row<c>(x, ar, ai, slices_b); \
         break;
-                OZ_FOLD_CASE(0) OZ_FOLD_CASE(1) OZ_FOLD_CASE(2) OZ_FOLD_CASE(3)
-                OZ_FOLD_CASE(4) OZ_FOLD_CASE(5) OZ_FOLD_CASE(6) OZ_FOLD_CASE(7)
-                OZ_FOLD_CASE(8) OZ_FOLD_CASE(9) OZ_FOLD_CASE(10) OZ_FOLD_CASE(11)
-                OZ_FOLD_CASE(12) OZ_FOLD_CASE(13) OZ_FOLD_CASE(14) OZ_FOLD_CASE(15)
-                OZ_FOLD_CASE(16)
-#undef OZ_FOLD_CASE
-            }
+            OZ_ROW_CASE(0) OZ_ROW_CASE(1) OZ_ROW_CASE(2) OZ_ROW_CASE(3) OZ_ROW_CASE(4)
+            OZ_ROW_CASE(5) OZ_ROW_CASE(6) OZ_ROW_CASE(7) OZ_ROW_CASE(8)
+#undef OZ_ROW_CASE
         }
     }
 
@@ -703,20 +731,8 @@ __device__ __forceinline__ void oz_complex_slices_body(const double* __restrict_
         const long long at = (item * m + rows_a.row(tr)) * n + rows_b.row(tc);
         const int sh = -(shift[tr] + shift[OZ_SP_TILE + tc]);
         O v;
-#pragma unroll
-        for (int part = 0; part < 2; ++part) {
-            oz_i64 r[OZ_DIGITS];
-#pragma unroll
-            for (int l = 0; l < OZ_DIGITS; ++l)
-                r[l] = l < OZ_SP_SLICE_DIGITS ? x[4 * part + e][l] : 0;
-            oz_add_multiple_p(r, 0);  // normalize the digit sums
-            const double y = oz_round_digits<OZ_PREC, OZ_EMIN, OZ_EMAX>(r, oz_top_two(r), sh);
-            if (part == 0) {
-                v.x = (decltype(v.x))y;
-            } else {
-                v.y = (decltype(v.y))y;
-            }
-        }
+        v.x = (decltype(v.x))oz_round_slice_sums(x[e], sh);
+        v.y = (decltype(v.y))oz_round_slice_sums(x[4 + e], sh);
         out[at] = v;
     }
 }

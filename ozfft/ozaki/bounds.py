@@ -38,6 +38,7 @@ leaves room for the other operand's rounded entries (:func:`element_deficit`), o
 from __future__ import annotations
 
 from fractions import Fraction
+from functools import lru_cache
 
 from .scaling import NEAREST_MIN, ceil_log2_int
 
@@ -167,6 +168,7 @@ def truncation_slack(k: int, precision: str, out_bits: int, products: int) -> Fr
     return slack / (1 + f) if products == 1 else slack
 
 
+@lru_cache(maxsize=256)  # exact rational arithmetic, ~25 µs a call; asked on every matmul
 def truncation_budget(k: int, precision: str, out_bits: int, products: int) -> int | None:
     """Exponent ``r`` of the truncation budget ``rho = 2**-r <= k u - F``
     (:func:`truncation_slack`), or :data:`NO_BUDGET` when there is none (slack <= 0:
