@@ -389,7 +389,7 @@ def small_product_slices(budget_bits: int, parts: int = 1) -> int | None:
     (``ozfft.ozaki.scaling.fast_shift``; each part of a complex entry), and ``S`` digits in
     ``[-128, 128)`` hold ``-128 (256**S - 1) / 255 .. 127 (256**S - 1) / 255``, so ``S =
     floor((t + 1) / 8) + 1``; None past the kernel's digits (8 real, 9 complex)."""
-    slices = int((budget_bits - 1) / 2 + 1) // 8 + 1
+    slices = ((budget_bits - 1) // 2 + 1) // 8 + 1  # t + 1 = floor((L - 1) / 2) + 1
     return slices if slices <= _MOST_SLICES[parts] else None
 
 

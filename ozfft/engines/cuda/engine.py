@@ -221,12 +221,13 @@ class CudaEngine(Engine):
         self._sm_count = cupy.cuda.Device().attributes["MultiProcessorCount"]
         self._flags: dict[int, MappedFlags] = {}  # per device id
         self._rule_args: dict[tuple, Any] = {}  # (device id, arguments) -> int64 array
-        #: (device id, macros, kernel name) -> (launcher, dynamic shared bytes, threads)
-        self._small: dict[tuple, tuple[Any, int, int]] = {}
+        #: (device id, the kernel's arguments) -> (launcher, dynamic shared bytes, threads,
+        #: output columns per block), or None where the sums do not fit a block
+        self._small: dict[tuple, tuple[Any, int, int, int] | None] = {}
         self._int8_mma: dict[int, bool] = {}  # device id -> mma.sync on INT8 (sm_80 on)
         self._sp_shared: dict[tuple[int, int], int] = {}  # (device id, planes) -> bytes
-        self._probe: dict[tuple[int, str], Any] = {}  # (device id, kernel name) -> launcher
-        self._convert: dict[tuple[int, str], Any] = {}  # (device id, kernel name) -> launcher
+        #: (device id, source, kernel name) -> launcher (kernels built with fixed macros)
+        self._named: dict[tuple[int, str, str], Any] = {}
         self._one = np.array(1, dtype=np.int32)
         self._zero = np.array(0, dtype=np.int32)
 
@@ -319,13 +320,19 @@ class CudaEngine(Engine):
         out = self._alloc("a converted array", x.shape, dtype, x.size * dtype.itemsize)
         reals = src.size * (2 if dtype.kind == "c" else 1)
         if reals:
-            key = (cp.cuda.Device().id, name)
-            if key not in self._convert:
-                self._convert[key] = launcher(
-                    get_function(_CONVERT_CU, name, NO_MACROS), ("ptr", "ptr", "i64")
-                )
-            self._convert[key](_grid(reals), (_THREADS,), (src, out, reals))
+            convert = self._named_kernel(_CONVERT_CU, name, NO_MACROS, ("ptr", "ptr", "i64"))
+            convert(_grid(reals), (_THREADS,), (src, out, reals))
         return out
+
+    def _named_kernel(
+        self, source: str, name: str, macros: Macros, signature: Sequence[str]
+    ) -> Any:
+        """The launcher of kernel ``name`` of ``source`` built with ``macros`` (fixed for
+        the name), once per device."""
+        key = (self._cp.cuda.runtime.getDevice(), source, name)
+        if key not in self._named:
+            self._named[key] = launcher(get_function(source, name, macros), signature)
+        return self._named[key]
 
     def prepare_operand(self, x: Any) -> Any:
         """C-contiguous rows over k (``Bt`` is transposed once here, not per stage): the
@@ -965,7 +972,28 @@ class CudaEngine(Engine):
         block; ``slices``: the exact-slices kernel with that many digits, fast-mode shifts
         only, complex ones not ``packed``), its dynamic shared bytes, threads per block and
         output columns per block; None where the moduli's sums do not fit a block
-        (:meth:`_small_shared`)."""
+        (:meth:`_small_shared`). Kept per device and arguments: a call that finds it
+        builds no macros."""
+        out_float = out_dtype in (np.float32, np.complex64)
+        key = (self._cp.cuda.runtime.getDevice(), moduli, planes, out_float, rounding, shifts,
+               packed, slices or 0)  # fmt: skip
+        if key not in self._small:
+            self._small[key] = self._build_small_product(
+                moduli, planes, out_float, rounding, shifts, packed, slices or 0
+            )
+        return self._small[key]
+
+    def _build_small_product(
+        self,
+        moduli: ModuliSet,
+        planes: int,
+        out_float: bool,
+        rounding: str,
+        shifts: bool,
+        packed: bool,
+        slices: int,
+    ) -> tuple[Any, int, int, int] | None:
+        """:meth:`_small_product_kernel`'s value, built."""
         columns = SMALL_PRODUCT_TILE
         if slices and planes == 2:
             chunk, smem = moduli.count, slices * SMALL_COMPLEX_SLICE_BYTES
@@ -981,7 +1009,6 @@ class CudaEngine(Engine):
             chunk, smem = sized
             name = "oz_small_product_gaussian" if planes == 2 else "oz_small_product_real"
             threads = SMALL_PRODUCT_THREADS * planes
-        out_float = out_dtype in (np.float32, np.complex64)
         macros = small_product_macros(
             moduli,
             out_float=out_float,
@@ -989,15 +1016,12 @@ class CudaEngine(Engine):
             chunk=chunk,
             shifts=shifts,
             packed=packed,
-            slices=slices or 0,
+            slices=slices,
         )
-        key = (self._cp.cuda.Device().id, macros, name)
-        if key not in self._small:
-            kernel = get_function(_SMALL_PRODUCT_CU, name, macros)
-            # always: the static shift table counts against the 48 KB default as well
-            kernel.max_dynamic_shared_size_bytes = smem
-            self._small[key] = (launcher(kernel, _SP_SIGNATURE), smem, threads, columns)
-        return self._small[key]
+        kernel = get_function(_SMALL_PRODUCT_CU, name, macros)
+        # always: the static shift table counts against the 48 KB default as well
+        kernel.max_dynamic_shared_size_bytes = smem
+        return launcher(kernel, _SP_SIGNATURE), smem, threads, columns
 
     # -- the accuracy plan's tiled test ---------------------------------------------
     def tiled_plan_probe(
@@ -1092,11 +1116,7 @@ class CudaEngine(Engine):
         return PendingProbe(result, shifts)
 
     def _probe_kernel(self, name: str) -> Any:
-        key = (self._cp.cuda.Device().id, name)
-        if key not in self._probe:
-            kernel = get_function(_PLAN_PROBE_CU, name, scaling_macros())
-            self._probe[key] = launcher(kernel, _PROBE_SIGNATURES[name])
-        return self._probe[key]
+        return self._named_kernel(_PLAN_PROBE_CU, name, scaling_macros(), _PROBE_SIGNATURES[name])
 
     # -- the FP8 Phase A -------------------------------------------------------------
     def _require_fp8_tensor_cores(self) -> None:
