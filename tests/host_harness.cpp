@@ -10,6 +10,8 @@
 #define __constant__ static const
 #define __clz(x) __builtin_clz(x)
 #define __clzll(x) __builtin_clzll(x)
+#define __funnelshift_r(lo, hi, s) \
+    ((unsigned)(((((unsigned long long)(hi)) << 32) | (lo)) >> ((s) & 31u)))
 
 #include "common/ozaki_common.cuh"
 
@@ -70,6 +72,32 @@ void oz_host_crt_complex(const int* t, int nprod, const int* shift, double* re, 
 void oz_host_fast_shift(const long long* max_exp, const long long* sumsq, long long budget,
                         long long* out, long n) {
     for (long e = 0; e < n; ++e) out[e] = oz_fast_shift_of(max_exp[e], sumsq[e], budget);
+}
+
+// The word forms of the statistics' per-entry integers (normal or zero x): each x's
+// oz_sumsq_term_normal for row_max[e] and oz_floor_scaled_normal for t[e]
+void oz_host_normal_words(const double* x, const int* row_max, const int* t, unsigned* term,
+                          unsigned* scaled, long n) {
+    for (long e = 0; e < n; ++e) {
+        oz_u64 mag;
+        __builtin_memcpy(&mag, x + e, sizeof mag);
+        mag &= 0x7fffffffffffffffULL;
+        const oz_u32 hi = (oz_u32)(mag >> 32), lo = (oz_u32)mag;
+        term[e] = hi != 0u ? oz_sumsq_term_normal(hi, lo, row_max[e]) : 0u;
+        scaled[e] = oz_floor_scaled_normal(hi, lo, t[e]);
+    }
+}
+
+// The general forms: oz_sumsq_term (0 for x = 0) and oz_floor_scaled
+void oz_host_general_words(const double* x, const int* row_max, const int* t,
+                           long long* term, unsigned* scaled, long n) {
+    for (long e = 0; e < n; ++e) {
+        oz_u64 mag;
+        __builtin_memcpy(&mag, x + e, sizeof mag);
+        mag &= 0x7fffffffffffffffULL;
+        term[e] = mag != 0 ? oz_sumsq_term(mag, row_max[e]) : 0;
+        scaled[e] = oz_floor_scaled(mag, t[e]);
+    }
 }
 
 // floor(|x| 2**t) of each x from its bits (oz_floor_scaled: the probe's g-bit magnitudes)

@@ -396,6 +396,46 @@ def test_kernel_floor_scaled_is_floor_of_scalbn(harness, rng):
     assert x.size > 3500 and np.count_nonzero(out == 0) > 50
 
 
+def test_word_forms_of_the_statistics_are_the_general_ones(harness, rng):
+    """oz_sumsq_term_normal and oz_floor_scaled_normal (the statistics' fast path on the
+    words of the bits, for warps without subnormal, NaN or Inf entries) give the integers
+    of oz_sumsq_term and oz_floor_scaled on zeros and normal x: exponents across the range,
+    powers of two and their neighbours (the ceiling's edges), row exponents from the
+    entry's own to 40 above it (every shift of the term, past its clamp), and scalings
+    whose right shift runs from 0 past 64 (the funnel shift's both halves)."""
+    lib = harness(16)
+    n = 20000
+    e = rng.integers(-1021, 1024, n)
+    x = np.ldexp(rng.uniform(0.5, 1.0, n), e)
+    x[:2000] = np.ldexp(1.0, e[:2000])
+    x[2000:4000] = np.nextafter(x[2000:4000], 0.0)
+    x[4000:5000] = np.nextafter(x[4000:5000], np.inf)
+    x[5000:5300] = 0.0
+    x[5300:5600] = np.finfo(np.float64).tiny * rng.integers(1, 4, 300)  # the smallest normals
+    x *= np.where(rng.random(n) < 0.5, -1.0, 1.0)
+    exponent = np.frexp(np.abs(x))[1]
+    row_max = (exponent + rng.integers(0, 41, n)).astype(np.int32)
+    down = rng.integers(0, 70, n)  # 1075 - field - t
+    field = (np.abs(x).view(np.uint64) >> np.uint64(52)).astype(np.int64)
+    t = (1075 - field - down).astype(np.int32)
+    term = np.empty(n, np.uint32)
+    scaled = np.empty(n, np.uint32)
+    lib.oz_host_normal_words(_ptr(x), _ptr(row_max), _ptr(t), _ptr(term), _ptr(scaled),
+                             ctypes.c_long(n))  # fmt: skip
+    want_term = np.empty(n, np.int64)
+    want_scaled = np.empty(n, np.uint32)
+    lib.oz_host_general_words(_ptr(x), _ptr(row_max), _ptr(t), _ptr(want_term),
+                              _ptr(want_scaled), ctypes.c_long(n))  # fmt: skip
+    np.testing.assert_array_equal(term.astype(np.int64), want_term)
+    np.testing.assert_array_equal(scaled, want_scaled)
+    # the cases are all there: terms of 1 (shifts past the clamp) and of 2**30, shifts
+    # below and above 32, results of 0
+    assert np.count_nonzero(want_term == 1) > 1000 and want_term.max() == 2**30
+    assert np.count_nonzero((down < 32) & (want_scaled > 0)) > 1000
+    assert np.count_nonzero((down >= 32) & (want_scaled > 0)) > 1000
+    assert np.count_nonzero(want_scaled == 0) > 1000
+
+
 def test_kernel_mod_nonneg(harness, rng):
     lib = harness(20)
     t = np.concatenate([rng.integers(-(2**31), 2**31, 3000), [0, -1, 1, 2**31 - 1, -(2**31)]])

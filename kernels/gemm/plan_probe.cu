@@ -39,7 +39,8 @@
 #define OZ_PROBE_TILES (OZ_PROBE_ROWS / OZ_PROBE_TILE)
 #define OZ_PROBE_THREADS 256              // OZ_PROBE_TILES**2: a thread per pair of tiles
 #define OZ_PROBE_SUBSET 128               // the most inner indices (ozfft/scheme/gemm.py, SUBSET)
-#define OZ_PROBE_STRIDE (2 * OZ_PROBE_SUBSET + 1)  // words per row of tile minima (odd: no bank conflicts)
+#define OZ_PROBE_STRIDE (2 * OZ_PROBE_SUBSET + 2)  // words per row of tile minima (2 mod 32:
+                                                   // 8-byte loads of 16 rows hit 32 banks)
 #define OZ_PROBE_EXACT (-2147483647 - 1)  // q_off of a zero row: it needs nothing
 #define OZ_PROBE_CLIP 960                 // scaling exponents are clipped to +-960 (no overflow)
 #define OZ_PROBE_OUT 10                   // results at the head of the state
@@ -122,23 +123,44 @@ __device__ __forceinline__ void oz_probe_rows_body(
         const int warp = threadIdx.x / 32, lane = threadIdx.x % 32, warps = blockDim.x / 32;
         unsigned nans = 0u, infs = 0u;
         for (int v0 = warp * R; v0 < OZ_PROBE_ROWS; v0 += warps * R) {
-            const double* row_ptrs[R];
-#pragma unroll
-            for (int r = 0; r < R; ++r)
-                row_ptrs[r] = v0 + r < valid ? x + (v0 + r) * row_len : nullptr;
+            const double* first = x + (long long)v0 * row_len;
             oz_u64 mag[R][V];
-            oz_warp_load_magnitudes<R, V>(row_ptrs, row_len, mag);
+            if (v0 + R <= valid && row_len == 32 * V) {  // a full tile of whole rows (the
+                // common case): loads without per-entry bounds
+                const oz_u64* bits = reinterpret_cast<const oz_u64*>(first);
+#pragma unroll
+                for (int r = 0; r < R; ++r)
+#pragma unroll
+                    for (int v = 0; v < V; ++v)
+                        mag[r][v] = bits[r * row_len + lane + 32 * v] & 0x7fffffffffffffffULL;
+            } else {
+                const double* row_ptrs[R];
+#pragma unroll
+                for (int r = 0; r < R; ++r)
+                    row_ptrs[r] = v0 + r < valid ? first + r * row_len : nullptr;
+                oz_warp_load_magnitudes<R, V>(row_ptrs, row_len, mag);
+            }
             int row_max[R];
             oz_i64 sumsq[R];
-            oz_warp_row_stats_of<R, V>(mag, row_max, sumsq, nans, infs);
+            // words: zero and normal entries only (warp-uniform), the word forms apply
+            const bool words = oz_warp_row_stats_of<R, V>(mag, row_max, sumsq, nans, infs);
             if (v0 < valid) {  // the tile exists
+                bool row_in[R];  // the row exists and has a nonzero entry (warp-uniform)
+#pragma unroll
+                for (int r = 0; r < R; ++r)
+                    row_in[r] = v0 + r < valid && row_max[r] != OZ_ZERO_ROW_EXP;
 #pragma unroll
                 for (int v = 0; v < V; ++v) {
                     oz_u32 lo = top;
 #pragma unroll
                     for (int r = 0; r < R; ++r) {
-                        if (v0 + r < valid && row_max[r] != OZ_ZERO_ROW_EXP) {
-                            const oz_u32 mag_g = oz_floor_scaled(mag[r][v], g - row_max[r]);
+                        const int t = g - row_max[r];
+                        if (words) {  // every entry's word form, the rows masked: no branches
+                            const oz_u32 mag_g = oz_floor_scaled_normal(
+                                (oz_u32)(mag[r][v] >> 32), (oz_u32)mag[r][v], t);
+                            lo = row_in[r] && mag_g < lo ? mag_g : lo;
+                        } else if (row_in[r]) {
+                            const oz_u32 mag_g = oz_floor_scaled(mag[r][v], t);
                             lo = mag_g < lo ? mag_g : lo;
                         }
                     }
@@ -237,7 +259,7 @@ __device__ __forceinline__ void oz_probe_pairs_body(long long items, long long i
                                                     const oz_u32* __restrict__ tiles,
                                                     const double* __restrict__ scale,
                                                     oz_i64* __restrict__ state) {
-    __shared__ oz_u32 minima[2][OZ_PROBE_TILES][OZ_PROBE_STRIDE];
+    __shared__ __align__(8) oz_u32 minima[2][OZ_PROBE_TILES][OZ_PROBE_STRIDE];
     __shared__ double tile_scale[2][OZ_PROBE_TILES];
     __shared__ double col_part[OZ_PROBE_TILES][OZ_PROBE_TILES];
     const long long item = item0 + blockIdx.z;
@@ -266,15 +288,28 @@ __device__ __forceinline__ void oz_probe_pairs_body(long long items, long long i
     const oz_u32* ma = minima[0][ti];
     const oz_u32* mb = minima[1][tj];
     oz_u64 sum = 0;
-    if (valid_i && valid_j) {
+    if (valid_i && valid_j) {  // two entries per 8-byte load, independent sums (exact)
+        const uint2* a2 = reinterpret_cast<const uint2*>(ma);
+        const uint2* b2 = reinterpret_cast<const uint2*>(mb);
         if (planes == 1) {
-            for (int h = 0; h < width; ++h) sum += (oz_u64)ma[h] * mb[h];
-        } else {  // interleaved parts: Re-form sum mr nr + mi ni, Im-form sum mr ni + mi nr
-            oz_u64 re = 0, im = 0;
-            for (int h = 0; h < width; h += 2) {
-                re += (oz_u64)ma[h] * mb[h] + (oz_u64)ma[h + 1] * mb[h + 1];
-                im += (oz_u64)ma[h] * mb[h + 1] + (oz_u64)ma[h + 1] * mb[h];
+            oz_u64 even = 0, odd = 0;
+            for (int h = 0; h + 1 < width; h += 2) {
+                const uint2 x = a2[h / 2], y = b2[h / 2];
+                even += (oz_u64)x.x * y.x;
+                odd += (oz_u64)x.y * y.y;
             }
+            if (width % 2) even += (oz_u64)ma[width - 1] * mb[width - 1];
+            sum = even + odd;
+        } else {  // interleaved parts: Re-form sum mr nr + mi ni, Im-form sum mr ni + mi nr
+            oz_u64 rr = 0, ii = 0, ri = 0, ir = 0;
+            for (int h = 0; h < width; h += 2) {
+                const uint2 x = a2[h / 2], y = b2[h / 2];
+                rr += (oz_u64)x.x * y.x;
+                ii += (oz_u64)x.y * y.y;
+                ri += (oz_u64)x.x * y.y;
+                ir += (oz_u64)x.y * y.x;
+            }
+            const oz_u64 re = rr + ii, im = ri + ir;
             sum = re < im ? re : im;
         }
     }

@@ -51,11 +51,54 @@ __device__ __forceinline__ void oz_warp_load_magnitudes(const double* const (&ro
 // The statistics of R rows held as magnitudes by a warp (oz_warp_load_magnitudes), in every
 // lane: row_max[r] (the largest exponent, OZ_ZERO_ROW_EXP for a row without a finite
 // nonzero entry) and sumsq[r]. NaN and Inf entries are counted into nans, infs (this lane's
-// share).
+// share). Returns true where the warp's entries are all zero or normal (warp-uniform):
+// then the statistics come from the high words alone (the exponent, the top mantissa
+// bits) and oz_sumsq_term_normal, the same integers in about half the instructions.
 template <int R, int V>
-__device__ __forceinline__ void oz_warp_row_stats_of(const oz_u64 (&mag)[R][V],
+__device__ __forceinline__ bool oz_warp_row_stats_of(const oz_u64 (&mag)[R][V],
                                                      int (&row_max)[R], oz_i64 (&sumsq)[R],
                                                      unsigned& nans, unsigned& infs) {
+    // one pass over the high words: the largest (NaN and Inf from 0x7ff00000 on) and any
+    // subnormal (a nonzero entry below 0x00100000 in its high word)
+    oz_u32 hmax = 0u, subnormal = 0u;
+#pragma unroll
+    for (int r = 0; r < R; ++r)
+#pragma unroll
+        for (int v = 0; v < V; ++v) {
+            const oz_u32 hi = (oz_u32)(mag[r][v] >> 32);
+            hmax = hi > hmax ? hi : hmax;
+            subnormal |= hi < 0x100000u ? hi | (oz_u32)mag[r][v] : 0u;
+        }
+    if (!__any_sync(0xffffffffu, hmax >= 0x7ff00000u || subnormal != 0u)) {
+#pragma unroll
+        for (int r = 0; r < R; ++r) {
+            oz_u32 top = 0u;
+#pragma unroll
+            for (int v = 0; v < V; ++v) {
+                const oz_u32 hi = (oz_u32)(mag[r][v] >> 32);
+                top = hi > top ? hi : top;
+            }
+#pragma unroll
+            for (int off = 16; off > 0; off >>= 1) {
+                const oz_u32 other = __shfl_xor_sync(0xffffffffu, top, off);
+                top = other > top ? other : top;
+            }
+            row_max[r] = top != 0u ? (int)(top >> 20) - 1022 : OZ_ZERO_ROW_EXP;
+            oz_u64 acc = 0;  // (V terms of up to 2**30 each; zeros masked, without branches)
+#pragma unroll
+            for (int v = 0; v < V; ++v) {
+                const oz_u32 hi = (oz_u32)(mag[r][v] >> 32), lo = (oz_u32)mag[r][v];
+                const oz_u32 term = oz_sumsq_term_normal(hi, lo, row_max[r]);
+                acc += hi != 0u ? term : 0u;
+            }
+            sumsq[r] = (oz_i64)acc;
+        }
+#pragma unroll
+        for (int off = 16; off > 0; off >>= 1)
+#pragma unroll
+            for (int r = 0; r < R; ++r) sumsq[r] += __shfl_xor_sync(0xffffffffu, sumsq[r], off);
+        return true;
+    }
     constexpr oz_u64 inf_bits = 0x7ff0000000000000ULL;
     // NaN and Inf: counted only where the warp holds any (one vote otherwise); subnormals
     // take the general oz_frexp_bound only where the warp holds any
@@ -110,6 +153,7 @@ __device__ __forceinline__ void oz_warp_row_stats_of(const oz_u64 (&mag)[R][V],
     for (int off = 16; off > 0; off >>= 1)
 #pragma unroll
         for (int r = 0; r < R; ++r) sumsq[r] += __shfl_xor_sync(0xffffffffu, sumsq[r], off);
+    return false;
 }
 
 // The statistics of R rows (oz_warp_row_stats_of) read by the warp: rows[r] is row r's
