@@ -62,18 +62,22 @@ __device__ __forceinline__ oz_i64 oz_sumsq_term(oz_u64 mag, int row_max) {
     return oz_sumsq_term_of(e, c, row_max);
 }
 
-// oz_sumsq_term(mag, row_max) of a normal x (row_max at least its exponent) from the words
-// of its bits (sign off), branch-free: ceil(c**2 2**s) is sq << s for s >= 0 and
-// ((sq - 1) >> -s) + 1 for s < 0 (sq >= 1: c >= 2**(B - 1)); a shift past 2 B gives 1, as
-// the clamp of oz_sumsq_term_of does. At most 2**(2 B + F) <= 2**30. Any x and row_max give
-// some value without undefined shifts (callers mask the entries it does not apply to).
-__device__ __forceinline__ oz_u32 oz_sumsq_term_normal(oz_u32 hi, oz_u32 lo, int row_max) {
+// oz_sumsq_term(mag, row_max) - 1 of a normal x (row_max at least its exponent) from the
+// words of its bits (sign off), branch-free: the term is ceil(c**2 2**s), s = F - 2 d, d =
+// row_max - e >= 0, that is ceil(X / 2**(2 d)) = ((X - 1) >> 2 d) + 1 with X = c**2 2**F
+// <= 2**30 (c >= 2**(B - 1)): a shift past 2 B + F gives 1, as the clamp of
+// oz_sumsq_term_of does. Below 2**30, so that four fit an unsigned 32-bit sum. Any x and
+// row_max give some value without undefined shifts (callers mask what it does not apply to).
+static_assert(2 * OZ_BOUND_MANTISSA_BITS + OZ_FRACTION_BITS <= 30, "X fits 31 bits");
+__device__ __forceinline__ oz_u32 oz_sumsq_term_less_one(oz_u32 hi, oz_u32 lo, int row_max) {
     int e, c;
     oz_frexp_bound_normal(((oz_u64)hi << 32) | lo, e, c);
-    const int s = 2 * (e - row_max) + OZ_FRACTION_BITS;
-    const oz_u32 sq = (oz_u32)(c * c);
-    const int down = -s < 31 ? -s : 31, up = s < 31 ? s : 31;  // (defined for any row_max)
-    return s >= 0 ? sq << up : ((sq - 1u) >> down) + 1u;
+    const oz_u32 twice_d = (oz_u32)(2 * (row_max - e));  // huge where negative
+    const oz_u32 x = ((oz_u32)(c * c) << OZ_FRACTION_BITS) - 1u;
+    return x >> (twice_d < 31u ? twice_d : 31u);
+}
+__device__ __forceinline__ oz_u32 oz_sumsq_term_normal(oz_u32 hi, oz_u32 lo, int row_max) {
+    return oz_sumsq_term_less_one(hi, lo, row_max) + 1u;
 }
 
 // The fast-mode shift of a row (ozfft/ozaki/scaling.py, fast_shift) for the CRT budget L:
@@ -111,17 +115,17 @@ __device__ __forceinline__ oz_u32 oz_floor_scaled(oz_u64 mag, int t) {
     return (oz_u32)(down >= 0 ? mant >> down : mant << -down);
 }
 
-// oz_floor_scaled(mag, t) for x zero or normal, from the words of mag: the 53-bit mantissa
-// (high word mh) shifted right by down = 1075 - ex - t >= 0, its low 32 bits (a funnel
-// shift below 32, the high word alone from 32 on, nothing from 64 on). Any t gives some
-// value without undefined shifts (callers mask the entries it does not apply to).
-__device__ __forceinline__ oz_u32 oz_floor_scaled_normal(oz_u32 hi, oz_u32 lo, int t) {
-    const oz_u32 mh = (hi & 0xfffffu) | 0x100000u;
-    const int down = 1075 - (int)(hi >> 20) - t;
-    const oz_u32 above = (oz_u32)(down - 32);  // huge where down < 32
-    const oz_u32 high = above < 32u ? mh >> above : 0u;
-    const oz_u32 r = down < 32 ? __funnelshift_r(lo, mh, (oz_u32)down) : high;
-    return hi != 0u ? r : 0u;
+// oz_floor_scaled(mag, t) for x zero or normal where the right shift down = 1075 - ex - t
+// is at least 27 (the probe: |x| < 2**E, t = g - E, g <= 26), from the words of mag: the
+// mantissa's top 26 bits m26 = floor(mant 2**-27) (0 for x = 0; once per entry), shifted
+// right by down - 27 (per row). Any t gives some value without undefined shifts (callers
+// mask the entries it does not apply to).
+__device__ __forceinline__ oz_u32 oz_mantissa_top26(oz_u32 hi, oz_u32 lo) {
+    return hi != 0u ? __funnelshift_r(lo, (hi & 0xfffffu) | 0x100000u, 27u) : 0u;
+}
+__device__ __forceinline__ oz_u32 oz_floor_scaled_top26(oz_u32 m26, oz_u32 hi, int t) {
+    const oz_u32 down = (oz_u32)(1048 - (int)(hi >> 20) - t);  // huge where negative
+    return down < 32u ? m26 >> down : 0u;
 }
 #endif
 

@@ -143,7 +143,8 @@ __device__ __forceinline__ void oz_probe_rows_body(
             int row_max[R];
             oz_i64 sumsq[R];
             // words: zero and normal entries only (warp-uniform), the word forms apply
-            const bool words = oz_warp_row_stats_of<R, V>(mag, row_max, sumsq, nans, infs);
+            const bool words = oz_warp_row_stats_of<R, V>(mag, row_max, sumsq, nans, infs) &&
+                               g <= 26;  // (lower_bound_bits: always)
             if (v0 < valid) {  // the tile exists
                 bool row_in[R];  // the row exists and has a nonzero entry (warp-uniform)
 #pragma unroll
@@ -156,8 +157,9 @@ __device__ __forceinline__ void oz_probe_rows_body(
                     for (int r = 0; r < R; ++r) {
                         const int t = g - row_max[r];
                         if (words) {  // every entry's word form, the rows masked: no branches
-                            const oz_u32 mag_g = oz_floor_scaled_normal(
-                                (oz_u32)(mag[r][v] >> 32), (oz_u32)mag[r][v], t);
+                            const oz_u32 hi = (oz_u32)(mag[r][v] >> 32);
+                            const oz_u32 mag_g = oz_floor_scaled_top26(
+                                oz_mantissa_top26(hi, (oz_u32)mag[r][v]), hi, t);
                             lo = row_in[r] && mag_g < lo ? mag_g : lo;
                         } else if (row_in[r]) {
                             const oz_u32 mag_g = oz_floor_scaled(mag[r][v], t);
@@ -270,11 +272,12 @@ __device__ __forceinline__ void oz_probe_pairs_body(long long items, long long i
     const int tiles_a = (int)(m4 - ti0 < OZ_PROBE_TILES ? m4 - ti0 : OZ_PROBE_TILES);
     const int tiles_b = (int)(n4 - tj0 < OZ_PROBE_TILES ? n4 - tj0 : OZ_PROBE_TILES);
     const long long first[2] = {item * m4 + ti0, items * m4 + item * n4 + tj0};
-    for (int idx = threadIdx.x; idx < 2 * OZ_PROBE_TILES * width; idx += blockDim.x) {
-        const int side = idx / (OZ_PROBE_TILES * width);
-        const int tile = idx / width % OZ_PROBE_TILES, h = idx % width;
-        if (tile < (side ? tiles_b : tiles_a))
-            minima[side][tile][h] = tiles[(first[side] + tile) * width + h];
+    // a warp per tile row of minima at a time, its lanes along the row (no divisions)
+    for (int row = threadIdx.x / 32; row < 2 * OZ_PROBE_TILES; row += blockDim.x / 32) {
+        const int side = row / OZ_PROBE_TILES, tile = row % OZ_PROBE_TILES;
+        if (tile >= (side ? tiles_b : tiles_a)) continue;
+        const oz_u32* src = tiles + (first[side] + tile) * width;
+        for (int h = threadIdx.x % 32; h < width; h += 32) minima[side][tile][h] = src[h];
     }
     if (threadIdx.x < 2 * OZ_PROBE_TILES) {
         const int side = threadIdx.x / OZ_PROBE_TILES, tile = threadIdx.x % OZ_PROBE_TILES;

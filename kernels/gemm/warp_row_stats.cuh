@@ -84,14 +84,18 @@ __device__ __forceinline__ bool oz_warp_row_stats_of(const oz_u64 (&mag)[R][V],
                 top = other > top ? other : top;
             }
             row_max[r] = top != 0u ? (int)(top >> 20) - 1022 : OZ_ZERO_ROW_EXP;
-            oz_u64 acc = 0;  // (V terms of up to 2**30 each; zeros masked, without branches)
+            // the terms less one (below 2**30: V <= 4 fit 32 bits) and the count of
+            // nonzero entries; zeros masked, without branches
+            static_assert(V <= 4, "the lane's terms less one fit 32 bits");
+            oz_u32 less_one = 0u, nonzero = 0u;
 #pragma unroll
             for (int v = 0; v < V; ++v) {
                 const oz_u32 hi = (oz_u32)(mag[r][v] >> 32), lo = (oz_u32)mag[r][v];
-                const oz_u32 term = oz_sumsq_term_normal(hi, lo, row_max[r]);
-                acc += hi != 0u ? term : 0u;
+                const oz_u32 term = oz_sumsq_term_less_one(hi, lo, row_max[r]);
+                less_one += hi != 0u ? term : 0u;
+                nonzero += hi != 0u;
             }
-            sumsq[r] = (oz_i64)acc;
+            sumsq[r] = (oz_i64)less_one + nonzero;
         }
 #pragma unroll
         for (int off = 16; off > 0; off >>= 1)
