@@ -62,6 +62,35 @@ __device__ __forceinline__ void oz_atomic_max_i64(oz_i64* address, oz_i64 v) {
     atomicMax(reinterpret_cast<long long*>(address), (long long)v);
 }
 
+// The tile's minima of this lane's V entries (column lane + 32 v) over its R rows: the
+// g-bit magnitudes floor(2**(g - E)|x|) of the rows that exist (v0 + r < valid) and have a
+// nonzero entry, else top. words: every entry zero or normal, the word forms without
+// branches (oz_floor_scaled_top26: g <= 26), else oz_floor_scaled.
+template <int R, int V, bool words>
+__device__ __forceinline__ void oz_probe_tile_minima(const oz_u64 (&mag)[R][V],
+                                                     const int (&row_max)[R], int v0, int valid,
+                                                     int g, oz_u32 top, oz_u32 (&lo)[V]) {
+#pragma unroll
+    for (int v = 0; v < V; ++v) lo[v] = top;
+#pragma unroll
+    for (int r = 0; r < R; ++r) {
+        const bool row_in = v0 + r < valid && row_max[r] != OZ_ZERO_ROW_EXP;  // warp-uniform
+        const int t = g - row_max[r];
+#pragma unroll
+        for (int v = 0; v < V; ++v) {
+            if constexpr (words) {
+                const oz_u32 hi = (oz_u32)(mag[r][v] >> 32);
+                const oz_u32 m = oz_floor_scaled_top26(oz_mantissa_top26(hi, (oz_u32)mag[r][v]),
+                                                       hi, t);
+                lo[v] = row_in && m < lo[v] ? m : lo[v];
+            } else if (row_in) {
+                const oz_u32 m = oz_floor_scaled(mag[r][v], t);
+                lo[v] = m < lo[v] ? m : lo[v];
+            }
+        }
+    }
+}
+
 // a, bt: the whole stacks; blocks y from item item0 (launches of at most 65535 items).
 // Given statistics: exp (int32) and sumsq (int64) of A's rows (items x m), then of Bt's.
 template <int planes, bool given>
@@ -141,45 +170,29 @@ __device__ __forceinline__ void oz_probe_rows_body(
                 oz_warp_load_magnitudes<R, V>(row_ptrs, row_len, mag);
             }
             int row_max[R];
-            oz_i64 sumsq[R];
+            oz_i64 sumsq;  // row lane's, in lanes 0 .. R - 1
             // words: zero and normal entries only (warp-uniform), the word forms apply
             const bool words = oz_warp_row_stats_of<R, V>(mag, row_max, sumsq, nans, infs) &&
                                g <= 26;  // (lower_bound_bits: always)
-            if (v0 < valid) {  // the tile exists
-                bool row_in[R];  // the row exists and has a nonzero entry (warp-uniform)
-#pragma unroll
-                for (int r = 0; r < R; ++r)
-                    row_in[r] = v0 + r < valid && row_max[r] != OZ_ZERO_ROW_EXP;
+            if (v0 < valid) {  // the tile exists: its minima, per lane V entries
+                oz_u32 lo[V];
+                if (words) {
+                    oz_probe_tile_minima<R, V, true>(mag, row_max, v0, valid, g, top, lo);
+                } else {
+                    oz_probe_tile_minima<R, V, false>(mag, row_max, v0, valid, g, top, lo);
+                }
 #pragma unroll
                 for (int v = 0; v < V; ++v) {
-                    oz_u32 lo = top;
-#pragma unroll
-                    for (int r = 0; r < R; ++r) {
-                        const int t = g - row_max[r];
-                        if (words) {  // every entry's word form, the rows masked: no branches
-                            const oz_u32 hi = (oz_u32)(mag[r][v] >> 32);
-                            const oz_u32 mag_g = oz_floor_scaled_top26(
-                                oz_mantissa_top26(hi, (oz_u32)mag[r][v]), hi, t);
-                            lo = row_in[r] && mag_g < lo ? mag_g : lo;
-                        } else if (row_in[r]) {
-                            const oz_u32 mag_g = oz_floor_scaled(mag[r][v], t);
-                            lo = mag_g < lo ? mag_g : lo;
-                        }
-                    }
                     const int h = lane + 32 * v;
-                    if (h < width) tiles[(tiles0 + v0 / OZ_PROBE_TILE) * width + h] = lo;
+                    if (h < width) tiles[(tiles0 + v0 / OZ_PROBE_TILE) * width + h] = lo[v];
                 }
             }
             if (lane < R) {  // lane r takes row v0 + r (unrolled select: registers stay registers)
                 int e = 0;
-                oz_i64 s = 0;
 #pragma unroll
                 for (int r = 0; r < R; ++r)
-                    if (r == lane) {
-                        e = row_max[r];
-                        s = sumsq[r];
-                    }
-                take(v0 + lane, e, s);
+                    if (r == lane) e = row_max[r];
+                take(v0 + lane, e, sumsq);
             }
         }
         if (nans) atomicAdd(&block_counts[0], nans);

@@ -186,11 +186,15 @@ __device__ __forceinline__ void oz_sp_row_shifts(const double* const (&rows)[R],
                                                  int budget, int* shift, unsigned& nans,
                                                  unsigned& infs) {
     int row_max[R];
-    oz_i64 sumsq[R];
+    oz_i64 sumsq;  // row lane's, in lanes 0 .. R - 1
     oz_warp_row_stats<R, V>(rows, width, row_max, sumsq, nans, infs);
-    if (threadIdx.x % 32 == 0) {
+    const int lane = threadIdx.x % 32;
+    if (lane < R) {  // lane r writes row r's (unrolled select: registers stay registers)
+        int e = 0;
 #pragma unroll
-        for (int r = 0; r < R; ++r) shift[r] = (int)oz_fast_shift_of(row_max[r], sumsq[r], budget);
+        for (int r = 0; r < R; ++r)
+            if (r == lane) e = row_max[r];
+        shift[lane] = (int)oz_fast_shift_of(e, sumsq, budget);
     }
 }
 #endif

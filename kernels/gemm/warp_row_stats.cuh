@@ -48,16 +48,46 @@ __device__ __forceinline__ void oz_warp_load_magnitudes(const double* const (&ro
         }
 }
 
-// The statistics of R rows held as magnitudes by a warp (oz_warp_load_magnitudes), in every
-// lane: row_max[r] (the largest exponent, OZ_ZERO_ROW_EXP for a row without a finite
-// nonzero entry) and sumsq[r]. NaN and Inf entries are counted into nans, infs (this lane's
-// share). Returns true where the warp's entries are all zero or normal (warp-uniform):
-// then the statistics come from the high words alone (the exponent, the top mantissa
-// bits) and oz_sumsq_term_normal, the same integers in about half the instructions.
+// The warp's sums of R row partials (R a power of two up to 32), row r's in lane r (lanes
+// from R on: some row's): a reduce-scatter first (at offsets 16, 8, .. each lane keeps the
+// upper or lower half of the rows it holds, by its offset bit, and adds its partner's
+// copy of them), then the one row left over the remaining offsets, then each row brought
+// from the first lane holding it (lane r << (5 - log2 R)). For R = 4: 14 shuffles of the
+// 64-bit values against the 40 of an all-reduce of every row.
+template <int R>
+__device__ __forceinline__ oz_i64 oz_warp_rows_sum(oz_i64 (&part)[R]) {
+    static_assert(R >= 1 && R <= 32 && (R & (R - 1)) == 0, "R a power of two up to 32");
+    constexpr int log2_rows = R >= 16 ? 4 + (R > 16) : R >= 4 ? 2 + (R > 4) : R > 1;
+    const int lane = threadIdx.x % 32;
+#pragma unroll
+    for (int n = R, off = 16; n > 1; n >>= 1, off >>= 1) {
+        const bool upper = (lane & off) != 0;
+#pragma unroll
+        for (int i = 0; i < n / 2; ++i) {
+            const oz_i64 send = upper ? part[i] : part[i + n / 2];
+            const oz_i64 keep = upper ? part[i + n / 2] : part[i];
+            part[i] = keep + __shfl_xor_sync(0xffffffffu, send, off);
+        }
+    }
+    oz_i64 sum = part[0];
+#pragma unroll
+    for (int off = 16 >> log2_rows; off > 0; off >>= 1)
+        sum += __shfl_xor_sync(0xffffffffu, sum, off);
+    return __shfl_sync(0xffffffffu, sum, (lane % R) << (5 - log2_rows));
+}
+
+// The statistics of R rows held as magnitudes by a warp (oz_warp_load_magnitudes): in every
+// lane row_max[r] (the largest exponent, OZ_ZERO_ROW_EXP for a row without a finite
+// nonzero entry), in lane r < R row r's sum of squares (lane_sumsq; oz_warp_rows_sum). NaN
+// and Inf entries are counted into nans, infs (this lane's share). Returns true where the
+// warp's entries are all zero or normal (warp-uniform): then the statistics come from the
+// words of the bits (the exponent and top mantissa bits in the high word) and
+// oz_sumsq_term_less_one, the same integers without 64-bit compares or branches.
 template <int R, int V>
 __device__ __forceinline__ bool oz_warp_row_stats_of(const oz_u64 (&mag)[R][V],
-                                                     int (&row_max)[R], oz_i64 (&sumsq)[R],
+                                                     int (&row_max)[R], oz_i64& lane_sumsq,
                                                      unsigned& nans, unsigned& infs) {
+    oz_i64 sumsq[R];  // this lane's partial sums
     // one pass over the high words: the largest (NaN and Inf from 0x7ff00000 on) and any
     // subnormal (a nonzero entry below 0x00100000 in its high word)
     oz_u32 hmax = 0u, subnormal = 0u;
@@ -97,10 +127,7 @@ __device__ __forceinline__ bool oz_warp_row_stats_of(const oz_u64 (&mag)[R][V],
             }
             sumsq[r] = (oz_i64)less_one + nonzero;
         }
-#pragma unroll
-        for (int off = 16; off > 0; off >>= 1)
-#pragma unroll
-            for (int r = 0; r < R; ++r) sumsq[r] += __shfl_xor_sync(0xffffffffu, sumsq[r], off);
+        lane_sumsq = oz_warp_rows_sum<R>(sumsq);
         return true;
     }
     constexpr oz_u64 inf_bits = 0x7ff0000000000000ULL;
@@ -153,10 +180,7 @@ __device__ __forceinline__ bool oz_warp_row_stats_of(const oz_u64 (&mag)[R][V],
     } else {
         oz_warp_sumsq_terms<R, V, false>(mag, row_max, sumsq);
     }
-#pragma unroll
-    for (int off = 16; off > 0; off >>= 1)
-#pragma unroll
-        for (int r = 0; r < R; ++r) sumsq[r] += __shfl_xor_sync(0xffffffffu, sumsq[r], off);
+    lane_sumsq = oz_warp_rows_sum<R>(sumsq);
     return false;
 }
 
@@ -165,9 +189,9 @@ __device__ __forceinline__ bool oz_warp_row_stats_of(const oz_u64 (&mag)[R][V],
 // row at a time left the warp waiting on each load twice).
 template <int R, int V>
 __device__ __forceinline__ void oz_warp_row_stats(const double* const (&rows)[R], int width,
-                                                  int (&row_max)[R], oz_i64 (&sumsq)[R],
+                                                  int (&row_max)[R], oz_i64& lane_sumsq,
                                                   unsigned& nans, unsigned& infs) {
     oz_u64 mag[R][V];
     oz_warp_load_magnitudes<R, V>(rows, width, mag);
-    oz_warp_row_stats_of<R, V>(mag, row_max, sumsq, nans, infs);
+    oz_warp_row_stats_of<R, V>(mag, row_max, lane_sumsq, nans, infs);
 }
