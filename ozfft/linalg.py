@@ -5,6 +5,7 @@ docs/api-matmul.md)."""
 from __future__ import annotations
 
 from contextlib import AbstractContextManager
+from functools import lru_cache
 from typing import Any
 
 import numpy as np
@@ -63,6 +64,21 @@ def result_dtype(a_dtype: Any, b_dtype: Any) -> np.dtype:
     return np.dtype(np.float64) if out.kind in "biu" else out
 
 
+@lru_cache(maxsize=64, typed=True)
+def _cached_options(precision: Any, moduli: Any, mode: Any, phase_a: Any) -> OzakiOptions:
+    return OzakiOptions(precision=precision, moduli=moduli, mode=mode, phase_a=phase_a)
+
+
+def _options(precision: Any, moduli: Any, mode: Any, phase_a: Any) -> OzakiOptions:
+    """The validated options of a call, kept per argument values and types (a call's hot
+    path: ``16`` and ``16.0`` stay apart, so a float count is still refused); unhashable
+    arguments are validated afresh (and refused with the options' error)."""
+    try:
+        return _cached_options(precision, moduli, mode, phase_a)
+    except TypeError:
+        return OzakiOptions(precision=precision, moduli=moduli, mode=mode, phase_a=phase_a)
+
+
 def _significand_bits(dtype: np.dtype) -> int:
     return _SIGNIFICAND_BITS.get(dtype.char, 53)  # bool/int: their float64 values
 
@@ -86,7 +102,8 @@ def _prepare(a: Any, b: Any):
             f"matmul: Input operand 1 has a mismatch in its core dimension 0, with gufunc "
             f"signature {_SIGNATURE} (size {b.shape[-2]} is different from {a.shape[-1]})"
         )
-    batch = np.broadcast_shapes(a.shape[:-2], b.shape[:-2])
+    batch_a, batch_b = a.shape[:-2], b.shape[:-2]
+    batch = batch_a if batch_a == batch_b else np.broadcast_shapes(batch_a, batch_b)
     return engine, a, b, out_dtype, exact_bits, squeeze, batch
 
 
@@ -205,7 +222,7 @@ def matmul(
     >>> ozfft.linalg.matmul_plan(a, a).describe()
     '16'
     """
-    options = OzakiOptions(precision=precision, moduli=moduli, mode=mode, phase_a=phase_a)
+    options = _options(precision, moduli, mode, phase_a)
     engine, a, b, out_dtype, exact_bits, squeeze, batch = _prepare(a, b)
     phase_kind = _phase_a(options, engine)
     xp = engine.xp
@@ -215,12 +232,19 @@ def matmul(
     if 0 in (*batch, m, n, k):
         out = xp.zeros((*batch, m, n), out_dtype)
     else:
-        a = xp.broadcast_to(engine.astype(a, compute), (*batch, m, k))
-        b = xp.broadcast_to(engine.astype(b, compute), (*batch, k, n))
+        a = _operand(engine, a, compute, (*batch, m, k))
+        b = _operand(engine, b, compute, (*batch, k, n))
         out = _compute(engine, a, b, options, phase_kind, out_dtype, exact_bits)
     for axis in squeeze:
         out = out.squeeze(axis) if out.shape[axis] == 1 else out
     return out
+
+
+def _operand(engine: Engine, x: Any, compute: Any, shape: tuple[int, ...]) -> Any:
+    """``x`` in the compute dtype, broadcast to ``shape`` (no call where it is already)."""
+    if x.dtype != compute:
+        x = engine.astype(x, compute)
+    return x if x.shape == shape else engine.xp.broadcast_to(x, shape)
 
 
 def _phase_a(options: OzakiOptions, engine: Engine) -> str:
@@ -287,7 +311,7 @@ def matmul_plan(
     form: ``"16"``, ``"19"``, ``"16 x4 (a and b split)"``, ``"native"``; with FP8 Phase
     A the FP8 moduli's bits, ``"fp8 127 bits"``, and ``plan.phase_a`` says which ran,
     ``plan.system`` on which moduli)."""
-    options = OzakiOptions(precision=precision, moduli=moduli, mode=mode, phase_a=phase_a)
+    options = _options(precision, moduli, mode, phase_a)
     engine, a, b, out_dtype, exact_bits, _, batch = _prepare(a, b)
     phase_kind = _phase_a(options, engine)
     is_complex = out_dtype.kind == "c"
@@ -307,8 +331,8 @@ def matmul_plan(
         )
     xp = engine.xp
     compute = np.complex128 if out_dtype.kind == "c" else np.float64
-    a = engine.prepare_operand(xp.broadcast_to(engine.astype(a, compute), (*batch, m, k)))
-    b = xp.broadcast_to(engine.astype(b, compute), (*batch, k, n))
+    a = engine.prepare_operand(_operand(engine, a, compute, (*batch, m, k)))
+    b = _operand(engine, b, compute, (*batch, k, n))
     bt = engine.prepare_operand(xp.swapaxes(b, -1, -2))
     return guaranteed_plan(
         engine,

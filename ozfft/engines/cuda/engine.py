@@ -909,21 +909,24 @@ class CudaEngine(Engine):
         out = self._alloc(
             "the product", (batch, m, n), out_dtype, batch * m * n * out_dtype.itemsize
         )
-        a3, bt3 = a.reshape(batch, m, k), bt.reshape(batch, n, k)  # prepared: C-contiguous
+        a3, bt3 = _stack3(a, batch), _stack3(bt, batch)  # prepared: C-contiguous
         if in_kernel:
             counts = cp.zeros(4, cp.uint64)  # NaN, Inf of A; NaN, Inf of Bt
-        else:
-            sa = cp.ascontiguousarray(shifts[0].reshape(batch, m).astype(cp.int32, copy=False))
-            sb = cp.ascontiguousarray(shifts[1].reshape(batch, n).astype(cp.int32, copy=False))
+        else:  # (the probe's shifts are int32 and contiguous already: no copies)
+            sa = _stack_shifts(cp, shifts[0], batch, m)
+            sb = _stack_shifts(cp, shifts[1], batch, n)
         grid = (-(-n // columns), -(-m // SMALL_PRODUCT_TILE))
         for b0 in range(0, batch, _GRID_Z * pack):
             items = min(_GRID_Z * pack, batch - b0)
             if in_kernel:  # the shift pointers are not read: any array
                 shift_ptrs, counts_ptr = (counts, counts), counts
-            else:  # the counts pointer is not read
+            elif b0 == 0:  # the counts pointer is not read
+                shift_ptrs, counts_ptr = (sa, sb), sa
+            else:
                 shift_ptrs, counts_ptr = (sa[b0], sb[b0]), sa
             with phase("fused", self._clock):
-                args = (a3[b0], bt3[b0], m, n, k, *shift_ptrs, out[b0], int(budget), counts_ptr)
+                first = (a3, bt3, out) if b0 == 0 else (a3[b0], bt3[b0], out[b0])
+                args = (first[0], first[1], m, n, k, *shift_ptrs, first[2], int(budget), counts_ptr)
                 launch(
                     (*grid, -(-items // pack)),
                     (threads,),
@@ -1461,6 +1464,19 @@ def _read_async(cp: Any, values: Any, count: int) -> Callable[[], np.ndarray]:
         return host
 
     return read
+
+
+def _stack3(x: Any, batch: int) -> Any:
+    """``x`` (C-contiguous, ``(..., rows, cols)``) as ``(batch, rows, cols)``."""
+    return x if x.ndim == 3 else x.reshape(batch, *x.shape[-2:])
+
+
+def _stack_shifts(cp: Any, shift: Any, batch: int, rows: int) -> Any:
+    """Row shifts ``(..., rows)`` as a C-contiguous int32 ``(batch, rows)`` array (the
+    array itself where it is one already)."""
+    if shift.dtype == np.int32 and shift.ndim == 2 and shift.flags.c_contiguous:
+        return shift
+    return cp.ascontiguousarray(shift.reshape(batch, rows).astype(cp.int32, copy=False))
 
 
 def _raise_non_finite(operand: str, nans: int, infs: int) -> None:
