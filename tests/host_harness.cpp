@@ -75,7 +75,7 @@ void oz_host_fast_shift(const long long* max_exp, const long long* sumsq, long l
 }
 
 // The word forms of the statistics' per-entry integers (normal or zero x): each x's
-// oz_sumsq_term_normal for row_max[e] and oz_floor_scaled_top26 for t[e]
+// term (oz_sumsq_term_less_one + 1) for row_max[e] and oz_floor_scaled_top26 for t[e]
 void oz_host_normal_words(const double* x, const int* row_max, const int* t, unsigned* term,
                           unsigned* scaled, long n) {
     for (long e = 0; e < n; ++e) {
@@ -83,7 +83,7 @@ void oz_host_normal_words(const double* x, const int* row_max, const int* t, uns
         __builtin_memcpy(&mag, x + e, sizeof mag);
         mag &= 0x7fffffffffffffffULL;
         const oz_u32 hi = (oz_u32)(mag >> 32), lo = (oz_u32)mag;
-        term[e] = hi != 0u ? oz_sumsq_term_normal(hi, lo, row_max[e]) : 0u;
+        term[e] = hi != 0u ? oz_sumsq_term_less_one(hi, lo, row_max[e]) + 1u : 0u;
         scaled[e] = oz_floor_scaled_top26(oz_mantissa_top26(hi, lo), hi, t[e]);
     }
 }

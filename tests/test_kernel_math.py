@@ -397,7 +397,7 @@ def test_kernel_floor_scaled_is_floor_of_scalbn(harness, rng):
 
 
 def test_word_forms_of_the_statistics_are_the_general_ones(harness, rng):
-    """oz_sumsq_term_normal and oz_floor_scaled_top26 (the statistics' fast path on the
+    """oz_sumsq_term_less_one (plus one) and oz_floor_scaled_top26 (the statistics' fast path on the
     words of the bits, for warps without subnormal, NaN or Inf entries) give the integers
     of oz_sumsq_term and oz_floor_scaled on zeros and normal x: exponents across the range,
     powers of two and their neighbours (the ceiling's edges), row exponents from the

@@ -68,16 +68,13 @@ __device__ __forceinline__ oz_i64 oz_sumsq_term(oz_u64 mag, int row_max) {
 // <= 2**30 (c >= 2**(B - 1)): a shift past 2 B + F gives 1, as the clamp of
 // oz_sumsq_term_of does. Below 2**30, so that four fit an unsigned 32-bit sum. Any x and
 // row_max give some value without undefined shifts (callers mask what it does not apply to).
-static_assert(2 * OZ_BOUND_MANTISSA_BITS + OZ_FRACTION_BITS <= 30, "X fits 31 bits");
+// (X's bound: the static_assert above oz_sumsq_term_of.)
 __device__ __forceinline__ oz_u32 oz_sumsq_term_less_one(oz_u32 hi, oz_u32 lo, int row_max) {
     int e, c;
     oz_frexp_bound_normal(((oz_u64)hi << 32) | lo, e, c);
     const oz_u32 twice_d = (oz_u32)(2 * (row_max - e));  // huge where negative
     const oz_u32 x = ((oz_u32)(c * c) << OZ_FRACTION_BITS) - 1u;
     return x >> (twice_d < 31u ? twice_d : 31u);
-}
-__device__ __forceinline__ oz_u32 oz_sumsq_term_normal(oz_u32 hi, oz_u32 lo, int row_max) {
-    return oz_sumsq_term_less_one(hi, lo, row_max) + 1u;
 }
 
 // The fast-mode shift of a row (ozfft/ozaki/scaling.py, fast_shift) for the CRT budget L:
