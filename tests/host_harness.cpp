@@ -13,9 +13,51 @@
 #define __funnelshift_r(lo, hi, s) \
     ((unsigned)(((((unsigned long long)(hi)) << 32) | (lo)) >> ((s) & 31u)))
 
+// byte n of the result: byte (s >> 4 n) & 7 of the pair (y:x) (the forms the kernels use)
+static inline unsigned __byte_perm(unsigned x, unsigned y, unsigned s) {
+    const unsigned long long pair = ((unsigned long long)y << 32) | x;
+    unsigned r = 0;
+    for (int n = 0; n < 4; ++n) r |= (unsigned)((pair >> (8 * ((s >> (4 * n)) & 7))) & 0xff) << (8 * n);
+    return r;
+}
+
 #include "common/ozaki_common.cuh"
+#include "gemm/diagonal_carry.cuh"
+
+// kernels/gemm/diagonal_carry.cuh's bytes of `diagonals` INT32 diagonal sums per value
+// (sums: count x diagonals), as base-2**31 digit sums (x: count x digits)
+template <int diagonals>
+static void carried_sums(const int* sums, long count, long long* x) {
+    constexpr int digits = 8 * (diagonals - 1) / 31 + 1;
+    for (long i = 0; i < count; ++i) {
+        int acc = 0;
+        oz_u32 w[OZ_CARRY_WORDS(diagonals)];
+        for (int d = 0; d < diagonals; ++d) {
+            acc += sums[i * diagonals + d];
+            oz_carry_byte(d, acc, w);
+        }
+        oz_i64 xs[digits];
+        oz_carried_digit_sums<diagonals>(w, acc, xs);
+        for (int l = 0; l < digits; ++l) x[i * digits + l] = xs[l];
+    }
+}
 
 extern "C" {
+
+// carried_sums for the diagonals of 2 .. 9 slices (3, 5, .., 17); 0 where not built
+int oz_host_carried_sums(const int* sums, long count, int diagonals, long long* x) {
+    switch (diagonals) {
+        case 3: carried_sums<3>(sums, count, x); return 1;
+        case 5: carried_sums<5>(sums, count, x); return 1;
+        case 7: carried_sums<7>(sums, count, x); return 1;
+        case 9: carried_sums<9>(sums, count, x); return 1;
+        case 11: carried_sums<11>(sums, count, x); return 1;
+        case 13: carried_sums<13>(sums, count, x); return 1;
+        case 15: carried_sums<15>(sums, count, x); return 1;
+        case 17: carried_sums<17>(sums, count, x); return 1;
+        default: return 0;
+    }
+}
 
 // kernels/gemm/scaling.cu's row statistics of finite rows (rows x width doubles), from
 // the same per-entry integer helpers

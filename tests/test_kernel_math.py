@@ -436,6 +436,30 @@ def test_word_forms_of_the_statistics_are_the_general_ones(harness, rng):
     assert np.count_nonzero(want_scaled == 0) > 1000
 
 
+@pytest.mark.parametrize("slices", range(2, 10))
+def test_diagonal_sums_carried_a_byte_at_a_time_are_exact(harness, slices, rng):
+    """gemm/diagonal_carry.cuh: the diagonals' INT32 sums D_d carried a byte at a time
+    (the complex slices kernel's fold) give base-2**31 digit sums of exactly sum_d D_d
+    256**d (Python integers), with every digit but the top one in [0, 2**31), for sums
+    as large as the kernel's bound (|D_d| + carry < 2**25) and at its extremes."""
+    lib = harness(16)
+    diagonals = 2 * slices - 1
+    digits = 8 * (diagonals - 1) // 31 + 1
+    top = 2**25
+    sums = rng.integers(-top, top, (4000, diagonals))
+    sums[0], sums[1], sums[2] = -top, top - 1, 0  # the extremes, and zero
+    sums[3] = rng.integers(-255, 256, diagonals)  # small: carries of -1, 0 and bytes near 0
+    sums[4, :] = -1
+    sums = sums.astype(np.int32)
+    x = np.empty((sums.shape[0], digits), np.int64)
+    assert lib.oz_host_carried_sums(_ptr(sums), ctypes.c_long(sums.shape[0]),
+                                    ctypes.c_int(diagonals), _ptr(x)) == 1  # fmt: skip
+    for row, got in zip(sums.tolist(), x.tolist(), strict=True):
+        want = sum(v * 256**d for d, v in enumerate(row))
+        assert sum(v * 2 ** (31 * digit) for digit, v in enumerate(got)) == want
+        assert all(0 <= v < 2**31 for v in got[:-1])
+
+
 def test_kernel_mod_nonneg(harness, rng):
     lib = harness(20)
     t = np.concatenate([rng.integers(-(2**31), 2**31, 3000), [0, -1, 1, 2**31 - 1, -(2**31)]])
@@ -498,10 +522,13 @@ def test_small_product_geometry_matches_kernel_source():
     assert constants.SMALL_PRODUCT_STATIC_SHARED == 2 * define("OZ_SP_TILE") * 4
     # 8 warps per residue plane: each owns 4 / planes of the tile's m16n8 output tiles
     assert constants.SMALL_PRODUCT_THREADS == 32 * (define("OZ_SP_TILE") ** 2 // (16 * 8)) // 4
-    # the complex slices kernel: 64 x OZ_SP_CTILE_N tiles, one m16n8 position per warp
+    # the real slices kernel: two m16n8 output tiles per warp
+    assert constants.SMALL_SLICE_THREADS == 32 * define("OZ_SP_TILE") ** 2 // (16 * 8 * 2)
+    # the complex slices kernel: 64 x OZ_SP_CTILE_N tiles, an m16 x n16 position per warp
     columns = define("OZ_SP_CTILE_N")
     assert constants.SMALL_COMPLEX_SLICE_COLUMNS == columns
-    assert constants.SMALL_SLICE_THREADS == 32 * define("OZ_SP_TILE") * columns // (16 * 8)
+    assert constants.SMALL_COMPLEX_SLICE_THREADS == define("OZ_SP_CTHREADS")
+    assert define("OZ_SP_CTHREADS") == 32 * define("OZ_SP_TILE") * columns // (16 * 16)
     assert define("OZ_SP_CB_FRAG") == 2 * 8 * 32  # Br and Bi: 8 bytes each, 32 lanes
     # Ar, Ai (64 rows), Br, Bi (columns rows), one byte per digit of k
     assert constants.SMALL_COMPLEX_SLICE_BYTES == 2 * (64 + columns) * define("OZ_SP_K")

@@ -542,25 +542,32 @@ extern "C" __global__ void __launch_bounds__(512, 1)
 // ---- Exact slices: complex products -------------------------------------------------
 // Re A'B' = Ar Br - Ai Bi and Im A'B' = Ar Bi + Ai Br from the slices of the four parts
 // (the parts' scaled integers: one shift per complex row, as the Gaussian planes take
-// them). A block computes a 64 x 32 complex tile (OZ_SP_CTILE_N columns: the digit sums of
-// 64 x 64 would not fit the registers), its 16 warps one m16n8 position each (row tile
-// warp / 4, column tile warp % 4), both parts: per lane 4 Re and 4 Im outputs. Shared
-// memory per slice: Ar and Ai in A's fragment order (OZ_SP_A_PLANE each), then Br and Bi
-// together, a lane's 8 bytes of Br then its 8 of Bi per (column tile, k-step), so one
-// 16-byte load gives both. Order: slice s of A held in registers (its 4 fragments) while t
-// runs over B's slices; each pair's INT32 sums (|.| <= 2 k 2**14) enter the digit sums of
-// diagonal s + t at once. A warp-uniform switch on s picks a row of pairs unrolled over t
-// (oz_complex_slice_row), so every diagonal's digit and shift are immediates and the
-// compiler interleaves consecutive pairs' loads and products. docs/perf-notes.md, "Exact
-// slices for complex small products" and "The complex pair loop unrolled".
+// them). A block computes a 64 x 32 complex tile (OZ_SP_CTILE_N columns); its 8 warps
+// each one m16 row tile and two n8 column tiles (row tile warp / 2, column tiles 2 (warp %
+// 2) ..), both parts: per lane 8 Re and 8 Im outputs. Shared memory per slice: Ar and Ai in
+// A's fragment order (OZ_SP_A_PLANE each), then Br and Bi together, a lane's 8 bytes of Br
+// then its 8 of Bi per (column tile, k-step), so one 16-byte load gives both.
+// Order: by diagonal d = s + t, every pair's products into the same INT32 sums (|D_d| <= S
+// 2 k 2**14 plus the carry), which gemm/diagonal_carry.cuh carries a byte at a time: no
+// 64-bit digit sums in the loop, one fold per output and diagonal, not per pair. The
+// subtraction Ar Br - Ai Bi stays in the sums: Ai (~Bi) = -Ai Bi - rowsum(Ai) (~b = -b - 1
+// for every signed byte), so the Re sums take Ai against the complement of Bi's fragment
+// and start each diagonal from its row sums of Ai (oz_sp_ai_row_sums). 128 registers,
+// two blocks per SM: one block's fill and rounding overlap the other's products.
+// docs/perf-notes.md, "Exact slices for complex small products" and "The complex slices in
+// diagonal order".
 #ifdef OZ_SP_COMPLEX_SLICES
+#include "gemm/diagonal_carry.cuh"
 #define OZ_SP_CTILE_N 32                                // complex output columns of a block
+#define OZ_SP_CTHREADS 256                              // threads of a block: 8 warps
 #define OZ_SP_CB_FRAG 512                               // Br and Bi fragments, 16 bytes a lane
 #define OZ_SP_CB_PLANE ((OZ_SP_CTILE_N / 8) * OZ_SP_KSTEPS * OZ_SP_CB_FRAG)
 #define OZ_SP_CSLICE_BYTES (2 * OZ_SP_A_PLANE + OZ_SP_CB_PLANE)
+#define OZ_SP_CWORDS OZ_CARRY_WORDS(OZ_SP_DIAGONALS)    // words of an output's bytes
 static_assert(OZ_SP_SLICES <= 9, "the digits of a two-word integer below 2**71");
-static_assert(OZ_SP_DIAGONALS <= 17, "a case of the fold for every diagonal");
-static_assert(2LL * OZ_SP_K * 128 * 128 < (1LL << 31), "a pair's Re and Im sums fit INT32");
+static_assert(2LL * OZ_SP_SLICES * OZ_SP_K * 128 * 128 + OZ_SP_SLICES * OZ_SP_K * 128 +
+                      (1LL << 24) < (1LL << 31),
+              "a diagonal's Re and Im sums, its row sums and the carry fit INT32");
 
 // The digits of a' (oz_scaled_integer of x, |a'| < 2**(8 S - 1), S <= 9): a' + C, C = 0x80
 // in each of 9 bytes, as a low word and a top byte, each byte XOR 0x80 (digit s is byte s,
@@ -634,41 +641,33 @@ __device__ __forceinline__ void oz_sp_fill_complex_slices(char* smem, const OzSp
     }
 }
 
-// x[o][l] += v[o] 2**(8 d) for the digit l = 8 d / 31 (shifted by 8 d mod 31); nothing past
-// the last diagonal.
-template <int d>
-__device__ __forceinline__ void oz_fold_diagonal(oz_i64 (&x)[8][OZ_SP_SLICE_DIGITS],
-                                                 const int (&v)[8]) {
-    if constexpr (d < OZ_SP_DIAGONALS) {
-        constexpr int l = 8 * d / 31, sh = 8 * d - 31 * l;
+// rows[d][r] = the sum over the pairs (s, d - s) of diagonal d of row r's digits in Ai's
+// slice s: what the Re sums of Ai (~Bi) lack of -Ai Bi. Four threads a row, each 16 of
+// its digits per slice (__dp4a of 4-byte groups), summed by shuffles. Needs the 256
+// threads of a block (64 rows x 4).
+__device__ __forceinline__ void oz_sp_ai_row_sums(int (&rows)[OZ_SP_DIAGONALS][OZ_SP_TILE],
+                                                  const char* smem) {
+    const int r = threadIdx.x / 4, part = threadIdx.x % 4;
+    int sum[OZ_SP_SLICES];
 #pragma unroll
-        for (int o = 0; o < 8; ++o) x[o][l] += (oz_i64)v[o] * (1LL << sh);
+    for (int s = 0; s < OZ_SP_SLICES; ++s) {
+        const char* ai = smem + s * OZ_SP_CSLICE_BYTES + OZ_SP_A_PLANE;
+        int acc = 0;
+#pragma unroll
+        for (int u = 0; u < OZ_SP_QUADS / 4; ++u)
+            acc = __dp4a(*reinterpret_cast<const int*>(ai + oz_sp_a_offset(r, 4 * (4 * part + u))),
+                         0x01010101, acc);
+        acc += __shfl_xor_sync(0xffffffffu, acc, 1);
+        sum[s] = acc + __shfl_xor_sync(0xffffffffu, acc, 2);
     }
-}
-
-// The pairs (s, t) of one A slice s over every B slice t, each folded into diagonal s + t
-// (a constant here: t is unrolled).
-template <int s, int t = 0>
-__device__ __forceinline__ void oz_complex_slice_row(oz_i64 (&x)[8][OZ_SP_SLICE_DIGITS],
-                                                     const uint4 (&ar)[OZ_SP_KSTEPS],
-                                                     const uint4 (&ai)[OZ_SP_KSTEPS],
-                                                     const char* slices_b) {
-    if constexpr (s < OZ_SP_SLICES && t < OZ_SP_SLICES) {
-        const char* slice_b = slices_b + t * OZ_SP_CSLICE_BYTES;
-        int rr[4] = {0, 0, 0, 0}, ii[4] = {0, 0, 0, 0}, im[4] = {0, 0, 0, 0};
 #pragma unroll
-        for (int ks = 0; ks < OZ_SP_KSTEPS; ++ks) {
-            const uint4 fb = *reinterpret_cast<const uint4*>(slice_b + ks * OZ_SP_CB_FRAG);
-            const uint2 br = make_uint2(fb.x, fb.y), bi = make_uint2(fb.z, fb.w);
-            oz_mma_s8(rr, ar[ks], br);
-            oz_mma_s8(ii, ai[ks], bi);
-            oz_mma_s8(im, ar[ks], bi);
-            oz_mma_s8(im, ai[ks], br);
-        }
-        const int v[8] = {rr[0] - ii[0], rr[1] - ii[1], rr[2] - ii[2], rr[3] - ii[3],
-                          im[0], im[1], im[2], im[3]};
-        oz_fold_diagonal<s + t>(x, v);
-        oz_complex_slice_row<s, t + 1>(x, ar, ai, slices_b);
+    for (int d = 0; d < OZ_SP_DIAGONALS; ++d) {
+        if (d % 4 != part) continue;
+        int v = 0;
+#pragma unroll
+        for (int s = 0; s < OZ_SP_SLICES; ++s)
+            if (d - s >= 0 && d - s < OZ_SP_SLICES) v += sum[s];
+        rows[d][r] = v;
     }
 }
 
@@ -686,6 +685,7 @@ __device__ __forceinline__ void oz_complex_slices_body(const double* __restrict_
                                                        O* __restrict__ out) {
     extern __shared__ __align__(16) char smem[];
     __shared__ int shift[2 * OZ_SP_TILE];  // the block's A rows, then its Bt rows
+    __shared__ int ai_rows[OZ_SP_DIAGONALS][OZ_SP_TILE];
     const long long item = blockIdx.z;
     const OzSpBlockRows rows = oz_sp_block_rows(a, bt, m, n, 2 * k, 1, 6, OZ_SP_CTILE_N);
     const OzSpRows &rows_a = rows.a, &rows_b = rows.b;
@@ -693,55 +693,75 @@ __device__ __forceinline__ void oz_complex_slices_body(const double* __restrict_
     oz_sp_fill_complex_slices(smem, rows_a, k, shift, false);
     oz_sp_fill_complex_slices(smem, rows_b, k, shift + OZ_SP_TILE, true);
     __syncthreads();
+    oz_sp_ai_row_sums(ai_rows, smem);
+    __syncthreads();
 
     const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
-    const int mt = warp / 4, nt = warp % 4;
-    // the thread's outputs' digit sums: C fragment element o of Re (o < 4), of Im (4 + o)
-    oz_i64 x[8][OZ_SP_SLICE_DIGITS];
+    const int mt = warp / 2, nt0 = 2 * (warp % 2), g = lane / 4, q = lane % 4;
+    const char* frag_a = smem + mt * OZ_SP_KSTEPS * OZ_SP_A_FRAG + lane * 16;
+    const char* frag_b = smem + 2 * OZ_SP_A_PLANE + nt0 * OZ_SP_KSTEPS * OZ_SP_CB_FRAG + lane * 16;
+    // C fragment element e of column tile u: Re sums re[u][e], Im sums im[u][e] (each the
+    // carry of the diagonals before plus this one's products), and their bytes so far
+    int re[2][4], im[2][4];
+    oz_u32 re_bytes[2][4][OZ_SP_CWORDS], im_bytes[2][4][OZ_SP_CWORDS];
 #pragma unroll
-    for (int o = 0; o < 8; ++o)
+    for (int u = 0; u < 2; ++u)
 #pragma unroll
-        for (int l = 0; l < OZ_SP_SLICE_DIGITS; ++l) x[o][l] = 0;
+        for (int e = 0; e < 4; ++e) re[u][e] = im[u][e] = 0;
+#pragma unroll
+    for (int d = 0; d < OZ_SP_DIAGONALS; ++d) {
 #pragma unroll 1
-    for (int s = 0; s < OZ_SP_SLICES; ++s) {
-        const char* slice_a = smem + s * OZ_SP_CSLICE_BYTES + mt * OZ_SP_KSTEPS * OZ_SP_A_FRAG +
-                              lane * 16;
-        uint4 ar[OZ_SP_KSTEPS], ai[OZ_SP_KSTEPS];
+        for (int s = d < OZ_SP_SLICES ? 0 : d - OZ_SP_SLICES + 1; s <= d && s < OZ_SP_SLICES; ++s) {
+            const char* pa = frag_a + s * OZ_SP_CSLICE_BYTES;
+            const char* pb = frag_b + (d - s) * OZ_SP_CSLICE_BYTES;
 #pragma unroll
-        for (int ks = 0; ks < OZ_SP_KSTEPS; ++ks) {
-            ar[ks] = *reinterpret_cast<const uint4*>(slice_a + ks * OZ_SP_A_FRAG);
-            ai[ks] = *reinterpret_cast<const uint4*>(slice_a + OZ_SP_A_PLANE + ks * OZ_SP_A_FRAG);
+            for (int ks = 0; ks < OZ_SP_KSTEPS; ++ks) {
+                const uint4 ar = *reinterpret_cast<const uint4*>(pa + ks * OZ_SP_A_FRAG);
+                const uint4 ai = *reinterpret_cast<const uint4*>(pa + OZ_SP_A_PLANE + ks * OZ_SP_A_FRAG);
+#pragma unroll
+                for (int u = 0; u < 2; ++u) {
+                    const uint4 fb = *reinterpret_cast<const uint4*>(
+                        pb + (u * OZ_SP_KSTEPS + ks) * OZ_SP_CB_FRAG);
+                    const uint2 br = make_uint2(fb.x, fb.y), bi = make_uint2(fb.z, fb.w);
+                    oz_mma_s8(re[u], ar, br);
+                    oz_mma_s8(re[u], ai, make_uint2(~fb.z, ~fb.w));
+                    oz_mma_s8(im[u], ar, bi);
+                    oz_mma_s8(im[u], ai, br);
+                }
+            }
         }
-        const char* slices_b = smem + 2 * OZ_SP_A_PLANE + nt * OZ_SP_KSTEPS * OZ_SP_CB_FRAG +
-                               lane * 16;
-        switch (s) {  // (warp-uniform) every diagonal s + t a constant
-#define OZ_ROW_CASE(c) \
-    case c:            \
-        oz_complex_slice_row<c>(x, ar, ai, slices_b); \
-        break;
-            OZ_ROW_CASE(0) OZ_ROW_CASE(1) OZ_ROW_CASE(2) OZ_ROW_CASE(3) OZ_ROW_CASE(4)
-            OZ_ROW_CASE(5) OZ_ROW_CASE(6) OZ_ROW_CASE(7) OZ_ROW_CASE(8)
-#undef OZ_ROW_CASE
-        }
+        const int rows_lo = ai_rows[d][16 * mt + g], rows_hi = ai_rows[d][16 * mt + g + 8];
+#pragma unroll
+        for (int u = 0; u < 2; ++u)
+#pragma unroll
+            for (int e = 0; e < 4; ++e) {
+                re[u][e] += e < 2 ? rows_lo : rows_hi;
+                oz_carry_byte(d, re[u][e], re_bytes[u][e]);
+                oz_carry_byte(d, im[u][e], im_bytes[u][e]);
+            }
     }
 
-    // the rounding of each output: C fragment element e is tile row 16 mt + g + 8 (e / 2),
-    // column 8 nt + 2 q + e % 2
-    const int g = lane / 4, q = lane % 4;
+    // the rounding of each output: C fragment element e of column tile u is tile row 16 mt
+    // + g + 8 (e / 2), column 8 (nt0 + u) + 2 q + e % 2
 #pragma unroll
-    for (int e = 0; e < 4; ++e) {
-        const int tr = 16 * mt + g + 8 * (e / 2), tc = 8 * nt + 2 * q + e % 2;
-        if (!rows_a.valid(tr) || !rows_b.valid(tc)) continue;
-        const long long at = (item * m + rows_a.row(tr)) * n + rows_b.row(tc);
-        const int sh = -(shift[tr] + shift[OZ_SP_TILE + tc]);
-        O v;
-        v.x = (decltype(v.x))oz_round_slice_sums(x[e], sh);
-        v.y = (decltype(v.y))oz_round_slice_sums(x[4 + e], sh);
-        out[at] = v;
-    }
+    for (int u = 0; u < 2; ++u)
+#pragma unroll
+        for (int e = 0; e < 4; ++e) {
+            const int tr = 16 * mt + g + 8 * (e / 2), tc = 8 * (nt0 + u) + 2 * q + e % 2;
+            if (!rows_a.valid(tr) || !rows_b.valid(tc)) continue;
+            const long long at = (item * m + rows_a.row(tr)) * n + rows_b.row(tc);
+            const int sh = -(shift[tr] + shift[OZ_SP_TILE + tc]);
+            oz_i64 x[OZ_SP_SLICE_DIGITS];
+            O v;
+            oz_carried_digit_sums<OZ_SP_DIAGONALS>(re_bytes[u][e], re[u][e], x);
+            v.x = (decltype(v.x))oz_round_slice_sums(x, sh);
+            oz_carried_digit_sums<OZ_SP_DIAGONALS>(im_bytes[u][e], im[u][e], x);
+            v.y = (decltype(v.y))oz_round_slice_sums(x, sh);
+            out[at] = v;
+        }
 }
 
-extern "C" __global__ void __launch_bounds__(512, 1)
+extern "C" __global__ void __launch_bounds__(OZ_SP_CTHREADS, 2)
     oz_small_product_slices_gaussian(const double* __restrict__ a, const double* __restrict__ bt,
                                      long long m, long long n, long long k,
                                      const int* __restrict__ shift_a,

@@ -33,6 +33,7 @@ __all__ = [
     "RAW_SUM_BITS",
     "SMALL_COMPLEX_SLICE_BYTES",
     "SMALL_COMPLEX_SLICE_COLUMNS",
+    "SMALL_COMPLEX_SLICE_THREADS",
     "SMALL_PRODUCT_K",
     "SMALL_PRODUCT_STATIC_SHARED",
     "SMALL_PRODUCT_THREADS",
@@ -369,9 +370,11 @@ def small_product_chunk(count: int, planes: int, shared_bytes: int) -> tuple[int
 #: bytes of one slice's digits in the exact-slices small product (``OZ_SP_SLICE_BYTES``:
 #: the tile's A rows and Bt rows, ``SMALL_PRODUCT_K`` digits each)
 SMALL_SLICE_BYTES = 2 * SMALL_PRODUCT_TILE * SMALL_PRODUCT_K
-#: the slices kernels' blocks (real: ``OZ_SP_SLICE_TILES`` = 2 output tiles per warp;
-#: complex: one m16n8 position per warp, both parts)
+#: the real slices kernel's blocks (``OZ_SP_SLICE_TILES`` = 2 output tiles per warp)
 SMALL_SLICE_THREADS = 512
+#: the complex slices kernel's blocks (``OZ_SP_CTHREADS``: an m16 row tile and two n8
+#: column tiles per warp, both parts; two blocks per SM)
+SMALL_COMPLEX_SLICE_THREADS = 256
 #: complex output columns of a block of the complex slices kernel (``OZ_SP_CTILE_N``)
 SMALL_COMPLEX_SLICE_COLUMNS = 32
 #: bytes of one slice of the complex slices kernel (``OZ_SP_CSLICE_BYTES``: the parts of

@@ -51,6 +51,7 @@ from .constants import (
     NO_MACROS,
     SMALL_COMPLEX_SLICE_BYTES,
     SMALL_COMPLEX_SLICE_COLUMNS,
+    SMALL_COMPLEX_SLICE_THREADS,
     SMALL_PRODUCT_K,
     SMALL_PRODUCT_STATIC_SHARED,
     SMALL_PRODUCT_THREADS,
@@ -1000,7 +1001,7 @@ class CudaEngine(Engine):
         columns = SMALL_PRODUCT_TILE
         if slices and planes == 2:
             chunk, smem = moduli.count, slices * SMALL_COMPLEX_SLICE_BYTES
-            name, threads = "oz_small_product_slices_gaussian", SMALL_SLICE_THREADS
+            name, threads = "oz_small_product_slices_gaussian", SMALL_COMPLEX_SLICE_THREADS
             columns = SMALL_COMPLEX_SLICE_COLUMNS
         elif slices:
             chunk, smem = moduli.count, slices * SMALL_SLICE_BYTES
