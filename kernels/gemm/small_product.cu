@@ -641,6 +641,59 @@ __device__ __forceinline__ void oz_sp_fill_complex_slices(char* smem, const OzSp
     }
 }
 
+// B's fragments of one slice for the warp's two column tiles (Br and Bi, 16 bytes a lane
+// per column tile and k-step); slice_b: the slice's plane at the warp's first tile and lane.
+__device__ __forceinline__ void oz_sp_complex_b_frags(uint4 (&fb)[2][OZ_SP_KSTEPS],
+                                                      const char* slice_b) {
+#pragma unroll
+    for (int u = 0; u < 2; ++u)
+#pragma unroll
+        for (int ks = 0; ks < OZ_SP_KSTEPS; ++ks)
+            fb[u][ks] = *reinterpret_cast<const uint4*>(slice_b + (u * OZ_SP_KSTEPS + ks) * OZ_SP_CB_FRAG);
+}
+
+// One pair's products into the sums of the warp's two column tiles: re[u] += Ar Br + Ai
+// (~Bi), im[u] += Ar Bi + Ai Br (A's fragments ar, ai; B's fb as oz_sp_complex_b_frags).
+__device__ __forceinline__ void oz_sp_complex_pair(int (&re)[2][4], int (&im)[2][4],
+                                                   const uint4 (&ar)[OZ_SP_KSTEPS],
+                                                   const uint4 (&ai)[OZ_SP_KSTEPS],
+                                                   const uint4 (&fb)[2][OZ_SP_KSTEPS]) {
+#pragma unroll
+    for (int ks = 0; ks < OZ_SP_KSTEPS; ++ks)
+#pragma unroll
+        for (int u = 0; u < 2; ++u) {
+            const uint2 br = make_uint2(fb[u][ks].x, fb[u][ks].y);
+            const uint2 bi = make_uint2(fb[u][ks].z, fb[u][ks].w);
+            oz_mma_s8(re[u], ar[ks], br);
+            oz_mma_s8(re[u], ai[ks], make_uint2(~bi.x, ~bi.y));
+            oz_mma_s8(im[u], ar[ks], bi);
+            oz_mma_s8(im[u], ai[ks], br);
+        }
+}
+
+// An output's first words of bytes (Re's and Im's) parked in its own place in out, whose
+// bytes hold two words of each part (one for binary32 outputs), and read back.
+template <typename O>
+__device__ __forceinline__ void oz_park_words(O* at, const oz_u32 (&re)[OZ_SP_CWORDS],
+                                              const oz_u32 (&im)[OZ_SP_CWORDS]) {
+    if constexpr (sizeof(O) == 16) {
+        *reinterpret_cast<uint4*>(at) = make_uint4(re[0], re[1], im[0], im[1]);
+    } else {
+        *reinterpret_cast<uint2*>(at) = make_uint2(re[0], im[0]);
+    }
+}
+template <typename O>
+__device__ __forceinline__ void oz_unpark_words(const O* at, oz_u32 (&re)[OZ_SP_CWORDS],
+                                                oz_u32 (&im)[OZ_SP_CWORDS]) {
+    if constexpr (sizeof(O) == 16) {
+        const uint4 w = *reinterpret_cast<const uint4*>(at);
+        re[0] = w.x, re[1] = w.y, im[0] = w.z, im[1] = w.w;
+    } else {
+        const uint2 w = *reinterpret_cast<const uint2*>(at);
+        re[0] = w.x, im[0] = w.y;
+    }
+}
+
 // rows[d][r] = the sum over the pairs (s, d - s) of diagonal d of row r's digits in Ai's
 // slice s: what the Re sums of Ai (~Bi) lack of -Ai Bi. Four threads a row, each 16 of
 // its digits per slice (__dp4a of 4-byte groups), summed by shuffles. Needs the 256
@@ -700,56 +753,91 @@ __device__ __forceinline__ void oz_complex_slices_body(const double* __restrict_
     const int mt = warp / 2, nt0 = 2 * (warp % 2), g = lane / 4, q = lane % 4;
     const char* frag_a = smem + mt * OZ_SP_KSTEPS * OZ_SP_A_FRAG + lane * 16;
     const char* frag_b = smem + 2 * OZ_SP_A_PLANE + nt0 * OZ_SP_KSTEPS * OZ_SP_CB_FRAG + lane * 16;
-    // C fragment element e of column tile u: Re sums re[u][e], Im sums im[u][e] (each the
-    // carry of the diagonals before plus this one's products), and their bytes so far
+    // C fragment element e of column tile u (tile row 16 mt + g + 8 (e / 2), column 8 (nt0
+    // + u) + 2 q + e % 2): its Re and Im sums (the carry of the diagonals before plus this
+    // one's products) and their bytes so far; its place in out (-1: a padding output)
     int re[2][4], im[2][4];
     oz_u32 re_bytes[2][4][OZ_SP_CWORDS], im_bytes[2][4][OZ_SP_CWORDS];
+    auto place = [&](int u, int e) -> long long {
+        const int tr = 16 * mt + g + 8 * (e / 2), tc = 8 * (nt0 + u) + 2 * q + e % 2;
+        if (!rows_a.valid(tr) || !rows_b.valid(tc)) return -1;
+        return (item * m + rows_a.row(tr)) * n + rows_b.row(tc);
+    };
 #pragma unroll
     for (int u = 0; u < 2; ++u)
 #pragma unroll
         for (int e = 0; e < 4; ++e) re[u][e] = im[u][e] = 0;
+    // diagonals d and d + 1 together: pair (s, d - s) and pair (s, d + 1 - s) share A's
+    // slice s, and B's slice d - s serves pair (s, d - s) and then pair (s + 1, d - s): one
+    // slice of each operand read per two pairs
 #pragma unroll
-    for (int d = 0; d < OZ_SP_DIAGONALS; ++d) {
-#pragma unroll 1
-        for (int s = d < OZ_SP_SLICES ? 0 : d - OZ_SP_SLICES + 1; s <= d && s < OZ_SP_SLICES; ++s) {
-            const char* pa = frag_a + s * OZ_SP_CSLICE_BYTES;
-            const char* pb = frag_b + (d - s) * OZ_SP_CSLICE_BYTES;
-#pragma unroll
-            for (int ks = 0; ks < OZ_SP_KSTEPS; ++ks) {
-                const uint4 ar = *reinterpret_cast<const uint4*>(pa + ks * OZ_SP_A_FRAG);
-                const uint4 ai = *reinterpret_cast<const uint4*>(pa + OZ_SP_A_PLANE + ks * OZ_SP_A_FRAG);
-#pragma unroll
-                for (int u = 0; u < 2; ++u) {
-                    const uint4 fb = *reinterpret_cast<const uint4*>(
-                        pb + (u * OZ_SP_KSTEPS + ks) * OZ_SP_CB_FRAG);
-                    const uint2 br = make_uint2(fb.x, fb.y), bi = make_uint2(fb.z, fb.w);
-                    oz_mma_s8(re[u], ar, br);
-                    oz_mma_s8(re[u], ai, make_uint2(~fb.z, ~fb.w));
-                    oz_mma_s8(im[u], ar, bi);
-                    oz_mma_s8(im[u], ai, br);
-                }
-            }
-        }
-        const int rows_lo = ai_rows[d][16 * mt + g], rows_hi = ai_rows[d][16 * mt + g + 8];
+    for (int d = 0; d < OZ_SP_DIAGONALS; d += 2) {
+        const bool next = d + 1 < OZ_SP_DIAGONALS;
+        const int lo0 = d < OZ_SP_SLICES ? 0 : d - OZ_SP_SLICES + 1;  // diagonal d: s in lo0 .. hi0
+        const int hi0 = d < OZ_SP_SLICES ? d : OZ_SP_SLICES - 1;
+        const int lo1 = d + 1 < OZ_SP_SLICES ? 0 : d + 2 - OZ_SP_SLICES;  // d + 1: lo1 .. hi1
+        const int hi1 = next && d + 1 < OZ_SP_SLICES ? d + 1 : hi0;
+        int re1[2][4], im1[2][4];  // diagonal d + 1's products
 #pragma unroll
         for (int u = 0; u < 2; ++u)
 #pragma unroll
-            for (int e = 0; e < 4; ++e) {
-                re[u][e] += e < 2 ? rows_lo : rows_hi;
-                oz_carry_byte(d, re[u][e], re_bytes[u][e]);
-                oz_carry_byte(d, im[u][e], im_bytes[u][e]);
+            for (int e = 0; e < 4; ++e) re1[u][e] = im1[u][e] = 0;
+        uint4 fb[2][OZ_SP_KSTEPS];  // B's slice d + 1 - s
+        if (next && lo1 == 0) oz_sp_complex_b_frags(fb, frag_b + (d + 1) * OZ_SP_CSLICE_BYTES);
+#pragma unroll 1
+        for (int s = lo0; s <= hi1; ++s) {
+            uint4 ar[OZ_SP_KSTEPS], ai[OZ_SP_KSTEPS];
+            const char* pa = frag_a + s * OZ_SP_CSLICE_BYTES;
+#pragma unroll
+            for (int ks = 0; ks < OZ_SP_KSTEPS; ++ks) {
+                ar[ks] = *reinterpret_cast<const uint4*>(pa + ks * OZ_SP_A_FRAG);
+                ai[ks] = *reinterpret_cast<const uint4*>(pa + OZ_SP_A_PLANE + ks * OZ_SP_A_FRAG);
             }
+            if (next && s >= lo1) oz_sp_complex_pair(re1, im1, ar, ai, fb);
+            if (s <= hi0) {
+                oz_sp_complex_b_frags(fb, frag_b + (d - s) * OZ_SP_CSLICE_BYTES);
+                oz_sp_complex_pair(re, im, ar, ai, fb);
+            }
+        }
+        // bytes d and d + 1: Re from its row sums of Ai; diagonal d + 1 from d's carry
+#pragma unroll
+        for (int dd = d; dd <= d + 1 && dd < OZ_SP_DIAGONALS; ++dd) {
+            const int rows_lo = ai_rows[dd][16 * mt + g], rows_hi = ai_rows[dd][16 * mt + g + 8];
+#pragma unroll
+            for (int u = 0; u < 2; ++u)
+#pragma unroll
+                for (int e = 0; e < 4; ++e) {
+                    if (dd > d) {
+                        re[u][e] += re1[u][e];
+                        im[u][e] += im1[u][e];
+                    }
+                    re[u][e] += e < 2 ? rows_lo : rows_hi;
+                    oz_carry_byte(dd, re[u][e], re_bytes[u][e]);
+                    oz_carry_byte(dd, im[u][e], im_bytes[u][e]);
+                }
+        }
+        // bytes 0 .. 7 done: their words wait in the outputs' own places in out (for the
+        // registers of the later diagonals), read back for the rounding
+        if (d + 1 == 7 && OZ_SP_DIAGONALS > 8) {
+#pragma unroll
+            for (int u = 0; u < 2; ++u)
+#pragma unroll
+                for (int e = 0; e < 4; ++e) {
+                    const long long at = place(u, e);
+                    if (at >= 0) oz_park_words(out + at, re_bytes[u][e], im_bytes[u][e]);
+                }
+        }
     }
 
-    // the rounding of each output: C fragment element e of column tile u is tile row 16 mt
-    // + g + 8 (e / 2), column 8 (nt0 + u) + 2 q + e % 2
+    // the rounding of each output
 #pragma unroll
     for (int u = 0; u < 2; ++u)
 #pragma unroll
         for (int e = 0; e < 4; ++e) {
+            const long long at = place(u, e);
+            if (at < 0) continue;
+            if (OZ_SP_DIAGONALS > 8) oz_unpark_words(out + at, re_bytes[u][e], im_bytes[u][e]);
             const int tr = 16 * mt + g + 8 * (e / 2), tc = 8 * (nt0 + u) + 2 * q + e % 2;
-            if (!rows_a.valid(tr) || !rows_b.valid(tc)) continue;
-            const long long at = (item * m + rows_a.row(tr)) * n + rows_b.row(tc);
             const int sh = -(shift[tr] + shift[OZ_SP_TILE + tc]);
             oz_i64 x[OZ_SP_SLICE_DIGITS];
             O v;
