@@ -599,26 +599,71 @@ __device__ __forceinline__ int oz_slice_of_four(const OzSliceWord (&w)[4], int s
                             0x5410);
 }
 
+// The digits of quad (4 entries from h0) of tile row r into the slices: A's planes Ar, Ai
+// (is_b false) or Br, Bi, from the entries' words re, im.
+template <bool is_b>
+__device__ __forceinline__ void oz_sp_store_complex_quad(char* smem, int r, int h0,
+                                                         const OzSliceWord (&re)[4],
+                                                         const OzSliceWord (&im)[4]) {
+    int off[2];  // the quad's real and imaginary digits in a slice
+    if (is_b) {
+        const int ks = h0 / 32, kk = h0 % 32;
+        const int lane = (r % 8) * 4 + (kk % 16) / 4, reg = kk / 16;
+        off[0] = 2 * OZ_SP_A_PLANE + ((r / 8) * OZ_SP_KSTEPS + ks) * OZ_SP_CB_FRAG + lane * 16 +
+                 reg * 4;
+        off[1] = off[0] + 8;
+    } else {
+        off[0] = oz_sp_a_offset(r, h0);
+        off[1] = off[0] + OZ_SP_A_PLANE;
+    }
+#pragma unroll
+    for (int s = 0; s < OZ_SP_SLICES; ++s) {
+        char* slice = smem + s * OZ_SP_CSLICE_BYTES;
+        *reinterpret_cast<int*>(slice + off[0]) = oz_slice_of_four(re, s);
+        *reinterpret_cast<int*>(slice + off[1]) = oz_slice_of_four(im, s);
+    }
+}
+
 // The digits of the block's 64 A rows (is_b false: planes Ar, Ai) or its 32 Bt rows (Br,
-// Bi) into the slices; padding rows and quads past k are zero digits.
+// Bi) into the slices, a thread's quads (4 entries of a row) OZ_SP_CTHREADS apart; padding
+// rows and quads past k are zero digits. Where the tile is whole (every row, k =
+// OZ_SP_K, 16-byte aligned) the quads' entries come in 16-byte loads, issued ahead of
+// their conversions (a few round trips to memory per thread, not one per entry).
+template <bool is_b>
 __device__ __forceinline__ void oz_sp_fill_complex_slices(char* smem, const OzSpRows& src,
                                                           long long k,
-                                                          const int* __restrict__ shift,
-                                                          bool is_b) {
-    const int rows = is_b ? OZ_SP_CTILE_N : OZ_SP_TILE;
-    for (int q = threadIdx.x; q < rows * OZ_SP_QUADS; q += blockDim.x) {
-        const int r = q / OZ_SP_QUADS, h0 = 4 * (q % OZ_SP_QUADS);
-        int off[2];  // the quad's real and imaginary digits in a slice
-        if (is_b) {
-            const int ks = h0 / 32, kk = h0 % 32;
-            const int lane = (r % 8) * 4 + (kk % 16) / 4, reg = kk / 16;
-            off[0] = 2 * OZ_SP_A_PLANE + ((r / 8) * OZ_SP_KSTEPS + ks) * OZ_SP_CB_FRAG + lane * 16 +
-                     reg * 4;
-            off[1] = off[0] + 8;
-        } else {
-            off[0] = oz_sp_a_offset(r, h0);
-            off[1] = off[0] + OZ_SP_A_PLANE;
+                                                          const int* __restrict__ shift) {
+    constexpr int rows = is_b ? OZ_SP_CTILE_N : OZ_SP_TILE, quads = rows * OZ_SP_QUADS / OZ_SP_CTHREADS;
+    static_assert(rows * OZ_SP_QUADS % OZ_SP_CTHREADS == 0, "every thread as many quads");
+    const bool whole = k == OZ_SP_K && src.rows - src.row0 >= rows &&
+                       (reinterpret_cast<size_t>(src.x) & 15) == 0;
+    if (whole) {
+        double2 x[quads][4];
+#pragma unroll
+        for (int i = 0; i < quads; ++i) {
+            const int q = threadIdx.x + i * OZ_SP_CTHREADS;
+            const double2* xr =
+                reinterpret_cast<const double2*>(src.ptr(q / OZ_SP_QUADS)) + 4 * (q % OZ_SP_QUADS);
+#pragma unroll
+            for (int e = 0; e < 4; ++e) x[i][e] = __ldg(xr + e);
         }
+#pragma unroll
+        for (int i = 0; i < quads; ++i) {
+            const int q = threadIdx.x + i * OZ_SP_CTHREADS, r = q / OZ_SP_QUADS;
+            OzSliceWord re[4], im[4];
+#pragma unroll
+            for (int e = 0; e < 4; ++e) {
+                re[e] = oz_slice_word(x[i][e].x, shift[r]);
+                im[e] = oz_slice_word(x[i][e].y, shift[r]);
+            }
+            oz_sp_store_complex_quad<is_b>(smem, r, 4 * (q % OZ_SP_QUADS), re, im);
+        }
+        return;
+    }
+#pragma unroll 1
+    for (int i = 0; i < quads; ++i) {
+        const int q = threadIdx.x + i * OZ_SP_CTHREADS;
+        const int r = q / OZ_SP_QUADS, h0 = 4 * (q % OZ_SP_QUADS);
         OzSliceWord re[4], im[4];
 #pragma unroll
         for (int e = 0; e < 4; ++e) re[e] = im[e] = OzSliceWord{0ULL, 0u};
@@ -632,12 +677,7 @@ __device__ __forceinline__ void oz_sp_fill_complex_slices(char* smem, const OzSp
                 }
             }
         }
-#pragma unroll
-        for (int s = 0; s < OZ_SP_SLICES; ++s) {
-            char* slice = smem + s * OZ_SP_CSLICE_BYTES;
-            *reinterpret_cast<int*>(slice + off[0]) = oz_slice_of_four(re, s);
-            *reinterpret_cast<int*>(slice + off[1]) = oz_slice_of_four(im, s);
-        }
+        oz_sp_store_complex_quad<is_b>(smem, r, h0, re, im);
     }
 }
 
@@ -743,8 +783,8 @@ __device__ __forceinline__ void oz_complex_slices_body(const double* __restrict_
     const OzSpBlockRows rows = oz_sp_block_rows(a, bt, m, n, 2 * k, 1, 6, OZ_SP_CTILE_N);
     const OzSpRows &rows_a = rows.a, &rows_b = rows.b;
     oz_sp_shifts<2, OZ_SP_CTILE_N>(shift, rows_a, rows_b, k, shift_a, shift_b, budget, counts);
-    oz_sp_fill_complex_slices(smem, rows_a, k, shift, false);
-    oz_sp_fill_complex_slices(smem, rows_b, k, shift + OZ_SP_TILE, true);
+    oz_sp_fill_complex_slices<false>(smem, rows_a, k, shift);
+    oz_sp_fill_complex_slices<true>(smem, rows_b, k, shift + OZ_SP_TILE);
     __syncthreads();
     oz_sp_ai_row_sums(ai_rows, smem);
     __syncthreads();
