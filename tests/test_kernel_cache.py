@@ -70,7 +70,8 @@ def test_shipped_include_closures():
     )
     rows = "gemm/warp_row_stats.cuh"
     small = "gemm/small_product.cu"
-    assert include_closure(small) == (common, "gemm/output_format.cuh", small, rows)
+    carry = "gemm/diagonal_carry.cuh"  # (included under OZ_SP_COMPLEX_SLICES: in the key)
+    assert include_closure(small) == (common, carry, "gemm/output_format.cuh", small, rows)
     assert include_closure("gemm/plan_probe.cu") == (common, "gemm/plan_probe.cu", rows)
     assert include_closure("probes/ceilings.cu") == ("probes/ceilings.cu",)
 
