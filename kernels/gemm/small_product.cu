@@ -552,8 +552,10 @@ extern "C" __global__ void __launch_bounds__(512, 1)
 // 64-bit digit sums in the loop, one fold per output and diagonal, not per pair. The
 // subtraction Ar Br - Ai Bi stays in the sums: Ai (~Bi) = -Ai Bi - rowsum(Ai) (~b = -b - 1
 // for every signed byte), so the Re sums take Ai against the complement of Bi's fragment
-// and start each diagonal from its row sums of Ai (oz_sp_ai_row_sums). 128 registers,
-// two blocks per SM: one block's fill and rounding overlap the other's products.
+// and each diagonal adds its pairs' row sums of Ai (oz_sp_ai_row_sums). Diagonals d and
+// d + 1 run together (one read of each operand's slice per two pairs), and each output's
+// bytes 0 .. 7 wait in its own place in out. 128 registers, two blocks per SM: one
+// block's fill and rounding overlap the other's products.
 // docs/perf-notes.md, "Exact slices for complex small products" and "The complex slices in
 // diagonal order".
 #ifdef OZ_SP_COMPLEX_SLICES
