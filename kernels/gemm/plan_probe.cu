@@ -153,22 +153,11 @@ __device__ __forceinline__ void oz_probe_rows_body(
         unsigned nans = 0u, infs = 0u;
         for (int v0 = warp * R; v0 < OZ_PROBE_ROWS; v0 += warps * R) {
             const double* first = x + (long long)v0 * row_len;
+            const double* row_ptrs[R];
+#pragma unroll
+            for (int r = 0; r < R; ++r) row_ptrs[r] = v0 + r < valid ? first + r * row_len : nullptr;
             oz_u64 mag[R][V];
-            if (v0 + R <= valid && row_len == 32 * V) {  // a full tile of whole rows (the
-                // common case): loads without per-entry bounds
-                const oz_u64* bits = reinterpret_cast<const oz_u64*>(first);
-#pragma unroll
-                for (int r = 0; r < R; ++r)
-#pragma unroll
-                    for (int v = 0; v < V; ++v)
-                        mag[r][v] = bits[r * row_len + lane + 32 * v] & 0x7fffffffffffffffULL;
-            } else {
-                const double* row_ptrs[R];
-#pragma unroll
-                for (int r = 0; r < R; ++r)
-                    row_ptrs[r] = v0 + r < valid ? first + r * row_len : nullptr;
-                oz_warp_load_magnitudes<R, V>(row_ptrs, row_len, mag);
-            }
+            oz_warp_load_magnitudes<R, V>(row_ptrs, row_len, mag);
             int row_max[R];
             oz_i64 sumsq;  // row lane's, in lanes 0 .. R - 1
             // words: zero and normal entries only (warp-uniform), the word forms apply

@@ -31,20 +31,27 @@ __device__ __forceinline__ void oz_warp_sumsq_terms(const oz_u64 (&mag)[R][V],
 
 // This lane's entries h = lane + 32 v (v < V) of R rows of `width` (<= 32 V) doubles, as
 // magnitudes (the bits without the sign; zero past the row's end and for a null row).
-// All R V loads are issued before the first use.
+// All R V loads are issued before the first use; where every row exists and is 32 V long
+// (the common case, warp-uniform) without per-entry bounds.
 template <int R, int V>
 __device__ __forceinline__ void oz_warp_load_magnitudes(const double* const (&rows)[R],
                                                         int width, oz_u64 (&mag)[R][V]) {
     constexpr oz_u64 abs_mask = 0x7fffffffffffffffULL;
     const int lane = threadIdx.x % 32;
+    bool whole = width == 32 * V;
+#pragma unroll
+    for (int r = 0; r < R; ++r) whole = whole && rows[r] != nullptr;
 #pragma unroll
     for (int r = 0; r < R; ++r)
 #pragma unroll
         for (int v = 0; v < V; ++v) {
             const int h = lane + 32 * v;
-            mag[r][v] = rows[r] != nullptr && h < width
-                            ? reinterpret_cast<const oz_u64*>(rows[r])[h] & abs_mask
-                            : 0ULL;
+            const oz_u64* bits = reinterpret_cast<const oz_u64*>(rows[r]);
+            if (whole) {
+                mag[r][v] = bits[h] & abs_mask;
+            } else {
+                mag[r][v] = rows[r] != nullptr && h < width ? bits[h] & abs_mask : 0ULL;
+            }
         }
 }
 
@@ -88,32 +95,29 @@ __device__ __forceinline__ bool oz_warp_row_stats_of(const oz_u64 (&mag)[R][V],
                                                      int (&row_max)[R], oz_i64& lane_sumsq,
                                                      unsigned& nans, unsigned& infs) {
     oz_i64 sumsq[R];  // this lane's partial sums
-    // one pass over the high words: the largest (NaN and Inf from 0x7ff00000 on) and any
-    // subnormal (a nonzero entry below 0x00100000 in its high word)
-    oz_u32 hmax = 0u, subnormal = 0u;
+    // one pass over the high words: each row's largest (NaN and Inf from 0x7ff00000 on)
+    // and any subnormal (a nonzero entry below 0x00100000 in its high word)
+    oz_u32 top[R], hmax = 0u, subnormal = 0u;
 #pragma unroll
-    for (int r = 0; r < R; ++r)
+    for (int r = 0; r < R; ++r) {
+        top[r] = 0u;
 #pragma unroll
         for (int v = 0; v < V; ++v) {
             const oz_u32 hi = (oz_u32)(mag[r][v] >> 32);
-            hmax = hi > hmax ? hi : hmax;
+            top[r] = hi > top[r] ? hi : top[r];
             subnormal |= hi < 0x100000u ? hi | (oz_u32)mag[r][v] : 0u;
         }
+        hmax = top[r] > hmax ? top[r] : hmax;
+    }
     if (!__any_sync(0xffffffffu, hmax >= 0x7ff00000u || subnormal != 0u)) {
 #pragma unroll
         for (int r = 0; r < R; ++r) {
-            oz_u32 top = 0u;
-#pragma unroll
-            for (int v = 0; v < V; ++v) {
-                const oz_u32 hi = (oz_u32)(mag[r][v] >> 32);
-                top = hi > top ? hi : top;
-            }
 #pragma unroll
             for (int off = 16; off > 0; off >>= 1) {
-                const oz_u32 other = __shfl_xor_sync(0xffffffffu, top, off);
-                top = other > top ? other : top;
+                const oz_u32 other = __shfl_xor_sync(0xffffffffu, top[r], off);
+                top[r] = other > top[r] ? other : top[r];
             }
-            row_max[r] = top != 0u ? (int)(top >> 20) - 1022 : OZ_ZERO_ROW_EXP;
+            row_max[r] = top[r] != 0u ? (int)(top[r] >> 20) - 1022 : OZ_ZERO_ROW_EXP;
             // the terms less one (below 2**30: V <= 4 fit 32 bits) and the count of
             // nonzero entries; zeros masked, without branches
             static_assert(V <= 4, "the lane's terms less one fit 32 bits");

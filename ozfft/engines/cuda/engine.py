@@ -921,13 +921,15 @@ class CudaEngine(Engine):
             items = min(_GRID_Z * pack, batch - b0)
             if in_kernel:  # the shift pointers are not read: any array
                 shift_ptrs, counts_ptr = (counts, counts), counts
-            elif b0 == 0:  # the counts pointer is not read
-                shift_ptrs, counts_ptr = (sa, sb), sa
-            else:
-                shift_ptrs, counts_ptr = (sa[b0], sb[b0]), sa
+            else:  # the counts pointer is not read
+                shift_ptrs, counts_ptr = (_from_item(sa, b0), _from_item(sb, b0)), sa
             with phase("fused", self._clock):
-                first = (a3, bt3, out) if b0 == 0 else (a3[b0], bt3[b0], out[b0])
-                args = (first[0], first[1], m, n, k, *shift_ptrs, first[2], int(budget), counts_ptr)
+                a_from, bt_from, out_from = (
+                    _from_item(a3, b0),
+                    _from_item(bt3, b0),
+                    _from_item(out, b0),
+                )
+                args = (a_from, bt_from, m, n, k, *shift_ptrs, out_from, int(budget), counts_ptr)
                 launch(
                     (*grid, -(-items // pack)),
                     (threads,),
@@ -1470,6 +1472,12 @@ def _read_async(cp: Any, values: Any, count: int) -> Callable[[], np.ndarray]:
 def _stack3(x: Any, batch: int) -> Any:
     """``x`` (C-contiguous, ``(..., rows, cols)``) as ``(batch, rows, cols)``."""
     return x if x.ndim == 3 else x.reshape(batch, *x.shape[-2:])
+
+
+def _from_item(x: Any, b0: int) -> Any:
+    """The stack ``x`` from item ``b0`` on, as the kernels take it (its first element's
+    address): ``x`` itself for ``b0 = 0`` (no view made on the call's path)."""
+    return x if b0 == 0 else x[b0]
 
 
 def _stack_shifts(cp: Any, shift: Any, batch: int, rows: int) -> Any:
