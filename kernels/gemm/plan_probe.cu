@@ -152,12 +152,9 @@ __device__ __forceinline__ void oz_probe_rows_body(
         const int warp = threadIdx.x / 32, lane = threadIdx.x % 32, warps = blockDim.x / 32;
         unsigned nans = 0u, infs = 0u;
         for (int v0 = warp * R; v0 < OZ_PROBE_ROWS; v0 += warps * R) {
-            const double* first = x + (long long)v0 * row_len;
-            const double* row_ptrs[R];
-#pragma unroll
-            for (int r = 0; r < R; ++r) row_ptrs[r] = v0 + r < valid ? first + r * row_len : nullptr;
             oz_u64 mag[R][V];
-            oz_warp_load_magnitudes<R, V>(row_ptrs, row_len, mag);
+            oz_warp_load_strided<R, V>(x + (long long)v0 * row_len, row_len, valid - v0, row_len,
+                                       mag);
             int row_max[R];
             oz_i64 sumsq;  // row lane's, in lanes 0 .. R - 1
             // words: zero and normal entries only (warp-uniform), the word forms apply

@@ -31,8 +31,9 @@ __device__ __forceinline__ void oz_warp_sumsq_terms(const oz_u64 (&mag)[R][V],
 
 // This lane's entries h = lane + 32 v (v < V) of R rows of `width` (<= 32 V) doubles, as
 // magnitudes (the bits without the sign; zero past the row's end and for a null row).
-// All R V loads are issued before the first use; where every row exists and is 32 V long
-// (the common case, warp-uniform) without per-entry bounds.
+// All R V loads are issued before the first use. Where every row exists and is 32 V long
+// (the common case, warp-uniform) they take no per-entry bounds: one branch around the
+// whole unrolled block rather than a test per entry.
 template <int R, int V>
 __device__ __forceinline__ void oz_warp_load_magnitudes(const double* const (&rows)[R],
                                                         int width, oz_u64 (&mag)[R][V]) {
@@ -41,18 +42,47 @@ __device__ __forceinline__ void oz_warp_load_magnitudes(const double* const (&ro
     bool whole = width == 32 * V;
 #pragma unroll
     for (int r = 0; r < R; ++r) whole = whole && rows[r] != nullptr;
+    if (whole) {
+#pragma unroll
+        for (int r = 0; r < R; ++r)
+#pragma unroll
+            for (int v = 0; v < V; ++v)
+                mag[r][v] = reinterpret_cast<const oz_u64*>(rows[r])[lane + 32 * v] & abs_mask;
+        return;
+    }
 #pragma unroll
     for (int r = 0; r < R; ++r)
 #pragma unroll
         for (int v = 0; v < V; ++v) {
             const int h = lane + 32 * v;
-            const oz_u64* bits = reinterpret_cast<const oz_u64*>(rows[r]);
-            if (whole) {
-                mag[r][v] = bits[h] & abs_mask;
-            } else {
-                mag[r][v] = rows[r] != nullptr && h < width ? bits[h] & abs_mask : 0ULL;
-            }
+            mag[r][v] = rows[r] != nullptr && h < width
+                            ? reinterpret_cast<const oz_u64*>(rows[r])[h] & abs_mask
+                            : 0ULL;
         }
+}
+
+// oz_warp_load_magnitudes for R evenly spaced rows: row r at first + r * stride for r <
+// valid (null past them). A whole tile (R rows of 32 V doubles) loads from the one base
+// pointer: R row pointers in registers made the probe's complex rows kernel spill at its
+// 80-register cap and take twice as long (docs/perf-notes.md, "The probe's rows kernel
+// after the review mend").
+template <int R, int V>
+__device__ __forceinline__ void oz_warp_load_strided(const double* first, int stride,
+                                                     int valid, int width,
+                                                     oz_u64 (&mag)[R][V]) {
+    if (valid >= R && width == 32 * V) {
+        const oz_u64* bits = reinterpret_cast<const oz_u64*>(first) + threadIdx.x % 32;
+#pragma unroll
+        for (int r = 0; r < R; ++r)
+#pragma unroll
+            for (int v = 0; v < V; ++v)
+                mag[r][v] = bits[r * stride + 32 * v] & 0x7fffffffffffffffULL;
+        return;
+    }
+    const double* rows[R];
+#pragma unroll
+    for (int r = 0; r < R; ++r) rows[r] = r < valid ? first + r * stride : nullptr;
+    oz_warp_load_magnitudes<R, V>(rows, width, mag);
 }
 
 // The warp's sums of R row partials (R a power of two up to 32), row r's in lane r (lanes
