@@ -42,7 +42,7 @@ import math
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager, nullcontext
 from dataclasses import dataclass, field, replace
-from functools import cache
+from functools import cache, lru_cache
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -1072,6 +1072,26 @@ class _Reuse(NamedTuple):
 _SPECULATE_WORK = 1 << 30
 
 
+@lru_cache(maxsize=256)
+def _probed_plan(
+    terms: int, precision: str, out_bits: int, is_complex: bool
+) -> tuple[int, MatmulPlan, int] | None:
+    """``(r, plan, budget)`` of :func:`_probed_single` for a fast-mode INT8 call with
+    ``terms`` products per output part: the truncation budget's exponent, the plan of the
+    default count the probe may prove, and its CRT budget; None where there is no budget
+    (kept per arguments: the call's hot path)."""
+    r = truncation_budget(terms, precision, out_bits, 1)
+    if r is None:
+        return None
+    plan = MatmulPlan(
+        default_moduli(precision, "fast"),
+        reason="default moduli proved (tiled bound)",
+        phase_a="int8",
+        is_complex=is_complex,
+    )
+    return r, plan, plan.system.budget_bits
+
+
 def _probed_single(
     engine: Engine,
     a: Any,
@@ -1103,19 +1123,12 @@ def _probed_single(
     k = a.shape[-1]
     if mode != "fast" or phase_a != "int8":
         return None, None
-    xp = engine.xp
-    is_complex = bool(xp.iscomplexobj(a))
+    is_complex = a.dtype.kind == "c"
     parts = 2 if is_complex else 1
-    r = truncation_budget(parts * k, precision, out_bits, 1)
-    if r is None:
+    setup = _probed_plan(parts * k, precision, out_bits, is_complex)
+    if setup is None:
         return None, None
-    plan = MatmulPlan(
-        default_moduli(precision, mode),
-        reason="default moduli proved (tiled bound)",
-        phase_a=phase_a,
-        is_complex=is_complex,
-    )
-    budget = plan.system.budget_bits
+    r, plan, budget = setup
 
     def probe(size: int, **given: Any) -> Callable | None:
         g = lower_bound_bits(parts * size)  # as _Pairing: the indices of the products

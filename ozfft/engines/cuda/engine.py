@@ -20,6 +20,7 @@ Each stage reports to :mod:`ozfft.profiling` as phase ``scaling``, ``residues``,
 from __future__ import annotations
 
 import math
+import threading
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -873,7 +874,7 @@ class CudaEngine(Engine):
         count, and wait for it); None where it does not apply. Given shifts with a
         ``budget`` are its fast-mode shifts (the plan probe's): slices may take them."""
         cp = self._cp
-        is_complex = cp.iscomplexobj(a)
+        is_complex = a.dtype.kind == "c"
         k = a.shape[-1]
         if (
             not _small_operands(a, bt)
@@ -938,7 +939,7 @@ class CudaEngine(Engine):
                 )
         if in_kernel and check:
             _counts_check(cp, counts, "a", "b")()
-        return out.reshape(*batch_shape, m, n)
+        return out if a.ndim == 3 else out.reshape(*batch_shape, m, n)
 
     def _has_int8_mma(self) -> bool:
         """Whether the current device has ``mma.sync`` m16n8k32 on INT8 (sm_80 on); older
@@ -1058,7 +1059,7 @@ class CudaEngine(Engine):
         ``budget_bits`` (:attr:`PendingProbe.shifts`), which the small product reads. Off
         with ``OZFFT_FUSED_SMALL=0``."""
         cp = self._cp
-        is_complex = cp.iscomplexobj(a)
+        is_complex = a.dtype.kind == "c"
         k = a.shape[-1]
         size = k if index is None else int(index.shape[0])
         max_k = SMALL_PRODUCT_K if stats is None else None
@@ -1451,20 +1452,49 @@ def _counts_check(cp: Any, counts: Any, *operands: str) -> Callable[[], None]:
     return check
 
 
+#: bytes of a kept page-locked read buffer (the probe's state head: 10 int64 values)
+_READ_BYTES = 128
+
+
+class _ReadSlots(threading.local):
+    """Page-locked buffers and events for :func:`_read_async`, kept per thread and device
+    (events belong to a device) and reused once read (new ones cost ~10 µs of host time
+    per call)."""
+
+    def __init__(self) -> None:
+        self.free: dict[int, list[tuple[np.ndarray, int, Any]]] = {}
+
+
+_READ_SLOTS = _ReadSlots()
+
+
 def _read_async(cp: Any, values: Any, count: int) -> Callable[[], np.ndarray]:
     """The first ``count`` values of a device array, copied asynchronously into page-locked
     memory with an event behind the copy: the returned function waits for that event (the
-    kernels queued before it), not for work queued since, and returns the host values."""
+    kernels queued before it), not for work queued since, and returns the host values (a
+    copy: the page-locked buffer goes back to the thread's slots)."""
     import cupyx
 
-    host = cupyx.empty_pinned((count,), values.dtype)
+    nbytes = count * values.dtype.itemsize
+    free = _READ_SLOTS.free.setdefault(cp.cuda.runtime.getDevice(), [])
+    if free and nbytes <= _READ_BYTES:
+        slot = free.pop()
+    else:
+        host = cupyx.empty_pinned((max(nbytes, _READ_BYTES),), np.uint8)
+        slot = (host, host.ctypes.data, cp.cuda.Event(disable_timing=True))
+    host, address, done = slot
     stream = cp.cuda.get_current_stream()
-    cp.cuda.runtime.memcpyAsync(host.ctypes.data, values.data.ptr, host.nbytes, _D2H, stream.ptr)
-    done = stream.record()
+    cp.cuda.runtime.memcpyAsync(address, values.data.ptr, nbytes, _D2H, stream.ptr)
+    done.record(stream)
+    taken: list[np.ndarray] = []
 
     def read() -> np.ndarray:
-        done.synchronize()
-        return host
+        if not taken:
+            done.synchronize()
+            taken.append(host[:nbytes].view(values.dtype).copy())
+            if host.nbytes == _READ_BYTES:
+                free.append(slot)
+        return taken[0]
 
     return read
 

@@ -4,21 +4,26 @@ cupy's ``RawKernel`` call converts its argument tuple on every launch (~8 µs on
 host for the 19 arguments of the fused FFT pass, ~11 µs with the numpy scalars built per
 call); ``cuLaunchKernel`` from cuda-bindings with a kept block of C values takes ~4 µs
 (docs/perf-notes.md, "Small transforms"). A 1-D transform of 2^18 points launches two
-passes in ~0.1 ms, so this is a tenth of the call. Without cuda-bindings the cupy call is
-used.
+passes in ~0.1 ms, so this is a tenth of the call. The values are packed into the block
+by one ``struct.pack_into`` (a ctypes assignment per value cost ~0.3 µs each: ~7 µs for
+the 24 arguments of the plan probe's rows kernel). Without cuda-bindings the cupy call
+is used.
 """
 
 from __future__ import annotations
 
 import ctypes
+import struct
 import threading
 from collections.abc import Sequence
 from typing import Any
 
 __all__ = ["DriverLaunch", "launcher"]
 
-#: the C type of each argument kind: a device array (its pointer), int64, int32
-_C_TYPES = {"ptr": ctypes.c_void_p, "i64": ctypes.c_longlong, "i32": ctypes.c_int}
+#: the ``struct`` code of each argument kind, in an 8-byte slot of its own: a device array
+#: (its pointer), int64, int32 (and 4 bytes of padding; little-endian, so the kernel reads
+#: the value from the slot's start)
+_SLOT_CODES = {"ptr": "Q", "i64": "q", "i32": "i4x"}
 
 
 class DriverLaunch:
@@ -35,9 +40,12 @@ class DriverLaunch:
         self._driver = driver
         self._function = driver.CUfunction(init_value=kernel.kernel.ptr)
         self._kinds = tuple(signature)
-        self._values = [_C_TYPES[kind]() for kind in self._kinds]
-        self._block = (ctypes.c_void_p * len(self._values))(
-            *[ctypes.addressof(v) for v in self._values]
+        self._is_ptr = tuple(kind == "ptr" for kind in self._kinds)
+        self._format = struct.Struct("<" + "".join(_SLOT_CODES[kind] for kind in self._kinds))
+        self._values = ctypes.create_string_buffer(8 * max(1, len(self._kinds)))
+        base = ctypes.addressof(self._values)
+        self._block = (ctypes.c_void_p * max(1, len(self._kinds)))(
+            *[base + 8 * i for i in range(len(self._kinds))]
         )
         self._address = ctypes.addressof(self._block)
         self._streams: dict[int, Any] = {}
@@ -55,9 +63,12 @@ class DriverLaunch:
         gx, gy, gz = (*grid, 1, 1)[:3]
         bx, by, bz = (*block, 1, 1)[:3]
         stream_ptr = self._cp.cuda.get_current_stream().ptr
+        values = [
+            (arg if isinstance(arg, int) else arg.data.ptr) if is_ptr else arg
+            for is_ptr, arg in zip(self._is_ptr, args, strict=True)
+        ]
         with self._lock:
-            for value, kind, arg in zip(self._values, self._kinds, args, strict=True):
-                value.value = arg.data.ptr if kind == "ptr" else int(arg)
+            self._format.pack_into(self._values, 0, *values)
             stream = self._streams.get(stream_ptr)
             if stream is None:
                 stream = self._streams[stream_ptr] = self._driver.CUstream(init_value=stream_ptr)
