@@ -85,6 +85,16 @@ def test_probe_is_the_staged_tiled_test(shape, dtype, kind, rng):
                 np.testing.assert_array_equal(cp.asnumpy(small.shifts[0]), sa)
                 np.testing.assert_array_equal(cp.asnumpy(small.shifts[1]), sb)
                 assert small() == want, (items, r, count)
+                assert small.bt is db  # (prepared already: no copy)
+                # B read in place: Bt's transposed view, whose rows the kernel writes
+                b_rows = cp.ascontiguousarray(db.swapaxes(-1, -2))
+                in_place = cuda_engine.tiled_plan_probe(da, b_rows.swapaxes(-1, -2), **kwargs)
+                assert in_place() == want, (items, r, count, "in place")
+                for got, expected in zip(in_place.shifts, small.shifts, strict=True):
+                    np.testing.assert_array_equal(cp.asnumpy(got), cp.asnumpy(expected))
+                assert in_place.bt.flags.c_contiguous and in_place.bt.shape == db.shape
+                bits = cp.asnumpy(in_place.bt).view(np.uint64)
+                np.testing.assert_array_equal(bits, xb.view(np.uint64))
 
 
 def _probes(monkeypatch):
@@ -104,7 +114,7 @@ def _probes(monkeypatch):
             seen.append(pending())
             return seen[-1]
 
-        return PendingProbe(result, pending.shifts)
+        return PendingProbe(result, pending.shifts, pending.bt)
 
     monkeypatch.setattr(CudaEngine, "tiled_plan_probe", spy)
     return seen
@@ -167,7 +177,7 @@ def test_probe_counts_non_finite_entries_once(rng, monkeypatch):
                 raised.append(True)
                 raise
 
-        return PendingProbe(result, pending.shifts)
+        return PendingProbe(result, pending.shifts, pending.bt)
 
     monkeypatch.setattr(CudaEngine, "tiled_plan_probe", spy)
     a = phi_matrix(rng, (3, 70, 8), 0.5, np.complex128)
@@ -180,6 +190,35 @@ def test_probe_counts_non_finite_entries_once(rng, monkeypatch):
             ozfft.matmul(cp.asarray(x), cp.asarray(y))
         assert (info.value.operand, info.value.count) == (operand, count)
     assert raised == [True, True]
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.complex128])
+def test_probe_prepares_a_view_it_cannot_read_in_place(dtype, rng):
+    """A transposed view of a B that is not C-contiguous (every other column of a wider
+    stack; a broadcast batch) is prepared by the probe, which hands back that copy."""
+    from ozfft.scheme.gemm import _TransposedB
+
+    numpy_engine, cuda_engine = _engines()
+    a = phi_matrix(rng, (3, 20, 16), 0.5, dtype)
+    wide = phi_matrix(rng, (3, 16, 24), 0.5, dtype)
+    da = cp.asarray(a)
+    r = bounds.truncation_budget(16 * (2 if a.dtype.kind == "c" else 1), "fp64", 53, 1)
+    dwide = cp.asarray(wide)
+    views = (
+        (wide[:, :, ::2], dwide[:, :, ::2]),
+        (np.broadcast_to(wide[:1], wide.shape), cp.broadcast_to(dwide[:1], wide.shape)),
+    )
+    budget = moduli_set(16).budget_bits
+    for b, db in views:
+        bt = np.ascontiguousarray(b.swapaxes(-1, -2))
+        want, kwargs, _ = staged_tiled_probe(numpy_engine, a, bt, budget_bits=budget, r=r)
+        pending = cuda_engine.tiled_plan_probe(da, db.swapaxes(-1, -2), **kwargs)
+        assert pending() == want
+        assert pending.bt.flags.c_contiguous
+        np.testing.assert_array_equal(cp.asnumpy(pending.bt), bt)
+        b_t = _TransposedB(cuda_engine, db.swapaxes(-1, -2))
+        b_t.take(pending.bt)
+        assert b_t.rows() is pending.bt
 
 
 def test_probe_off_with_the_fused_small_switch(rng, monkeypatch):

@@ -13,6 +13,9 @@
 //   (all of k, or `index`; zero rows and rows past the end: 2**g) and the power of two
 //   2**-clip(max d) of d = nb - E (zero rows: -never). Each row is read by one block, once
 //   where its statistics are formed here (a warp per tile of rows, held in registers).
+//   There, with bt_out, B is read in place (bt holds B): a block of Bt's rows stages its
+//   columns of B transposed in shared memory and writes them out as Bt's rows, the
+//   operand the product reads (no separate transposed copy).
 //   oz_probe_pairs_*, a block per 64 x 64 tile pair of one item (grid x: column tiles, y:
 //   row tiles, z: items): each pair of tiles (I of A, J of Bt) gives the exact lower-bound
 //   product G_IJ (real: Ma Mb^T; complex: the smaller of its Re- and Im-forms; exact, since
@@ -91,7 +94,32 @@ __device__ __forceinline__ void oz_probe_tile_minima(const oz_u64 (&mag)[R][V],
     }
 }
 
+// The staged rows of Bt where a block reads B in place (dynamic shared memory: OZ_PROBE_ROWS
+// rows of k + 1 entries, oz_probe_stage_stride).
+extern __shared__ __align__(16) double oz_probe_stage[];
+
+// Doubles per staged row: one entry more than the row, so that the transposing stores of
+// consecutive Bt rows fall in different banks (8-byte real entries: rows 2 banks apart,
+// 16-byte complex ones: 4 apart; a warp's stores take the fewest wavefronts).
+__host__ __device__ constexpr int oz_probe_stage_stride(int k, int planes) {
+    return (k + 1) * planes;
+}
+
+// One entry of an operand as one load: a double, or a complex's two as a double2.
+template <int planes>
+struct OzProbeEntry {
+    using type = double;
+};
+template <>
+struct OzProbeEntry<2> {
+    using type = double2;
+};
+
 // a, bt: the whole stacks; blocks y from item item0 (launches of at most 65535 items).
+// bt_out (not null only without given statistics): bt holds B itself (items x k x n, rows
+// over n) and the blocks of Bt's rows stage their 64 columns of B transposed in shared
+// memory, write them out as Bt's rows (items x n x k, what the product reads; no separate
+// transposed copy) and read the staged rows.
 // Given statistics: exp (int32) and sumsq (int64) of A's rows (items x m), then of Bt's.
 template <int planes, bool given>
 __device__ __forceinline__ void oz_probe_rows_body(
@@ -101,7 +129,7 @@ __device__ __forceinline__ void oz_probe_rows_body(
     const oz_i64* __restrict__ sumsq_a, const int* __restrict__ exp_b,
     const oz_i64* __restrict__ sumsq_b, int g, int budget, int terms_bits, int offset,
     int never, oz_i64* __restrict__ state, int* __restrict__ q, oz_u32* __restrict__ tiles,
-    double* __restrict__ scale, int* __restrict__ shifts) {
+    double* __restrict__ scale, int* __restrict__ shifts, double* __restrict__ bt_out) {
     __shared__ int row_exp[OZ_PROBE_ROWS], row_nb[OZ_PROBE_ROWS];
     __shared__ int block_max[2];  // nb, E
     __shared__ unsigned block_counts[2];
@@ -118,11 +146,40 @@ __device__ __forceinline__ void oz_probe_rows_body(
     int* q_row = q + (side ? items * m : 0) + item * rows + row0;
     int* shift_row = shifts != nullptr ? shifts + (side ? items * m : 0) + item * rows + row0
                                        : nullptr;
+    const bool transposing = !given && side == 1 && bt_out != nullptr;  // (uniform)
+    const int stride = oz_probe_stage_stride((int)k, planes);
+    // whole entries (16-byte double2 for complex: the host passes aligned arrays only)
+    using entry_t = typename OzProbeEntry<planes>::type;
+    entry_t* stage = reinterpret_cast<entry_t*>(oz_probe_stage);
+    if (transposing) {  // B's rows 0 .. k of columns row0 .. row0 + valid, 8 loads ahead
+        const entry_t* b = reinterpret_cast<const entry_t*>(bt) + item * k * n + row0;
+        const int entries = (int)k * OZ_PROBE_ROWS;
+        for (int e0 = threadIdx.x; e0 < entries; e0 += 8 * OZ_PROBE_THREADS) {
+            entry_t v[8];
+#pragma unroll
+            for (int u = 0; u < 8; ++u) {  // entry e: column e % 64 of B's row e / 64
+                const int e = e0 + u * OZ_PROBE_THREADS, col = e % OZ_PROBE_ROWS;
+                if (e < entries && col < valid) v[u] = b[(long long)(e / OZ_PROBE_ROWS) * n + col];
+            }
+#pragma unroll
+            for (int u = 0; u < 8; ++u) {
+                const int e = e0 + u * OZ_PROBE_THREADS, col = e % OZ_PROBE_ROWS;
+                if (e < entries && col < valid)
+                    stage[col * (stride / planes) + e / OZ_PROBE_ROWS] = v[u];
+            }
+        }
+    }
     if (threadIdx.x < 2) {
         block_max[threadIdx.x] = -2147483647 - 1;
         block_counts[threadIdx.x] = 0u;
     }
     __syncthreads();
+    if (transposing) {  // Bt's rows for the product, from the staged rows: a warp per row
+        entry_t* out = reinterpret_cast<entry_t*>(bt_out) + (item * rows + row0) * k;
+        for (int row = threadIdx.x / 32; row < valid; row += OZ_PROBE_THREADS / 32)
+            for (int h = threadIdx.x % 32; h < k; h += 32)
+                out[row * k + h] = stage[row * (stride / planes) + h];
+    }
 
     const oz_u32 top = 1u << g;  // the magnitude of a zero row or a row past the end
 
@@ -153,8 +210,13 @@ __device__ __forceinline__ void oz_probe_rows_body(
         unsigned nans = 0u, infs = 0u;
         for (int v0 = warp * R; v0 < OZ_PROBE_ROWS; v0 += warps * R) {
             oz_u64 mag[R][V];
-            oz_warp_load_strided<R, V>(x + (long long)v0 * row_len, row_len, valid - v0, row_len,
-                                       mag);
+            if (transposing) {
+                oz_warp_load_strided<R, V>(oz_probe_stage + v0 * stride, stride, valid - v0,
+                                           row_len, mag);  // (the staged rows as doubles)
+            } else {
+                oz_warp_load_strided<R, V>(x + (long long)v0 * row_len, row_len, valid - v0,
+                                           row_len, mag);
+            }
             int row_max[R];
             oz_i64 sumsq;  // row lane's, in lanes 0 .. R - 1
             // words: zero and normal entries only (warp-uniform), the word forms apply
@@ -235,9 +297,10 @@ __device__ __forceinline__ void oz_probe_rows_body(
         const oz_i64 *__restrict__ sumsq_a, const int *__restrict__ exp_b,                   \
         const oz_i64 *__restrict__ sumsq_b, int g, int budget, int terms_bits, int offset,   \
         int never, oz_i64 *__restrict__ state, int *__restrict__ q,                          \
-        oz_u32 *__restrict__ tiles, double *__restrict__ scale, int *__restrict__ shifts
+        oz_u32 *__restrict__ tiles, double *__restrict__ scale, int *__restrict__ shifts,    \
+        double *__restrict__ bt_out
 #define OZ_PROBE_ROWS_ARGS a, bt, items, item0, m, n, k, size, index, exp_a, sumsq_a, exp_b, \
-    sumsq_b, g, budget, terms_bits, offset, never, state, q, tiles, scale, shifts
+    sumsq_b, g, budget, terms_bits, offset, never, state, q, tiles, scale, shifts, bt_out
 
 // The rows kernels: `planes` 1 (real) or 2 (complex); `given`: the shifts come from the
 // caller's table rather than the fast-mode rule. At least three blocks per SM: the warps

@@ -116,10 +116,15 @@ class PendingProbe:
     pass's CRT budget (int32 arrays shaped ``(..., m)`` and ``(..., n)``), where the pass
     formed them from its own statistics, else None; work queued after the pass may read
     them (:meth:`Engine.fused_fast_product`) before the pass is waited for.
+
+    bt: Bt as C-contiguous rows over k, the prepared operand the caller reads from then
+    on: the pass's own copy where it was given a transposed view (it may write that copy
+    while reading B in place), else the ``bt`` it was given.
     """
 
     read: Callable[[], TiledProbe]
     shifts: tuple[Any, Any] | None = None
+    bt: Any = None
 
     def __call__(self) -> TiledProbe:
         return self.read()
@@ -382,6 +387,8 @@ class Engine(abc.ABC):
         ``index`` (None: all of k; their minima over the tile's rows) and the deficits of
         the pairing rule with ``pairing_offset`` (``never``: the deficit past any count),
         as ``ozfft.scheme.gemm`` forms them from those stages, in the same integers.
+        ``bt`` may also be the transposed view ``swapaxes(b, -1, -2)`` of B
+        (:attr:`PendingProbe.bt` is then its prepared copy).
 
         Returns a :class:`PendingProbe`, which waits for the pass when called and returns
         its :class:`TiledProbe` (raising :class:`~ozfft.errors.NonFiniteInputError`, A

@@ -1067,6 +1067,37 @@ class _Reuse(NamedTuple):
     tiled_failed: bool
 
 
+class _TransposedB:
+    """``B^T`` for the stages, which read C-contiguous rows over k: ``view`` is
+    ``swapaxes(b, -1, -2)``; :meth:`rows` prepares it (:meth:`Engine.prepare_operand`) on
+    first use, unless the one-pass probe took the view and handed back its own copy
+    (:attr:`~ozfft.engines.base.PendingProbe.bt`: on the CUDA engine the probe writes it
+    while reading B in place, instead of a separate transposed copy)."""
+
+    def __init__(self, engine: Engine, view: Any, rows: Any = None) -> None:
+        self.engine, self.view, self._rows = engine, view, rows
+
+    @classmethod
+    def prepared(cls, engine: Engine, bt: Any) -> _TransposedB:
+        """An operand prepared already."""
+        return cls(engine, bt, bt)
+
+    @property
+    def for_probe(self) -> Any:
+        """What the probe takes: the prepared rows where they exist, else the view."""
+        return self.view if self._rows is None else self._rows
+
+    def take(self, bt: Any) -> None:
+        """The probe's prepared rows (:attr:`~ozfft.engines.base.PendingProbe.bt`)."""
+        if bt is not None:
+            self._rows = bt
+
+    def rows(self) -> Any:
+        if self._rows is None:
+            self._rows = self.engine.prepare_operand(self.view)
+        return self._rows
+
+
 #: the most work (batch m n k) whose product on the default count is queued before the
 #: probe's answer is read: a cheap product, wasted only where the test does not prove it
 _SPECULATE_WORK = 1 << 30
@@ -1095,7 +1126,7 @@ def _probed_plan(
 def _probed_single(
     engine: Engine,
     a: Any,
-    bt: Any,
+    b_t: _TransposedB,
     *,
     precision: str,
     mode: str,
@@ -1133,9 +1164,9 @@ def _probed_single(
     def probe(size: int, **given: Any) -> Callable | None:
         g = lower_bound_bits(parts * size)  # as _Pairing: the indices of the products
         with timer("guarantee"):
-            return engine.tiled_plan_probe(
+            pending = engine.tiled_plan_probe(
                 a,
-                bt,
+                b_t.for_probe,
                 budget_bits=budget,
                 lower_bound_bits=g,
                 pairing_offset=pairing_offset(r, g),
@@ -1144,9 +1175,12 @@ def _probed_single(
                 tile=TILE,
                 **given,
             )
+        if pending is not None:
+            b_t.take(pending.bt)
+        return pending
 
     def product(rounding: str) -> Any:
-        system = plan.system
+        system, bt = plan.system, b_t.rows()
         if stats is None:  # the probe counts NaN and Inf and raises them (pending()), and
             # forms the shifts where it formed the statistics
             return _fast_product(engine, a, bt, system, budget, out_dtype, complex_method,
@@ -1160,6 +1194,7 @@ def _probed_single(
     if pending is None:
         if not engine.has_plan_probe:
             return None, None
+        bt = b_t.rows()
         stats = _stats(engine, a, bt, "fast", defer_check=True)
         stats[0].check_finite()
         stats[1].check_finite()
@@ -1170,8 +1205,9 @@ def _probed_single(
         if pending is None:
             return None, _Reuse(stats, index, tiled_failed=False)
     *batch, m, _ = a.shape
+    n = b_t.view.shape[-2]
     out = None
-    if speculate and math.prod(batch) * m * bt.shape[-2] * k <= _SPECULATE_WORK:
+    if speculate and math.prod(batch) * m * n * k <= _SPECULATE_WORK:
         try:
             out = product(SINGLE_ROUNDING)
         except NonFiniteInputError:
@@ -1181,7 +1217,7 @@ def _probed_single(
     if result.deficit_a > 0 or result.deficit_b > 0:
         return None, _Reuse(stats, _PICK if stats is None else index, tiled_failed=True)
     logger.debug("ozaki-II %s: %s @ %s, plan %s (%s, one-pass probe)", engine.name, a.shape,
-                 bt.shape, plan.describe(), plan.reason)  # fmt: skip
+                 b_t.view.shape, plan.describe(), plan.reason)  # fmt: skip
     if not compute:
         return (None, plan), None
     if _near_overflow(result.maxima, out_bits):
@@ -1214,13 +1250,14 @@ def guaranteed_matmul(
     """
     xp = engine.xp
     a = engine.prepare_operand(a)
-    bt = engine.prepare_operand(xp.swapaxes(b, -1, -2))
+    b_t = _TransposedB(engine, xp.swapaxes(b, -1, -2))  # (prepared where a stage needs it)
     probed, plan, planner = _decision(
-        engine, a, bt, precision=precision, mode=mode, out_dtype=out_dtype, out_bits=out_bits,
+        engine, a, b_t, precision=precision, mode=mode, out_dtype=out_dtype, out_bits=out_bits,
         exact_bits=exact_bits, complex_method=complex_method, phase_a=phase_a, timer=timer,
     )  # fmt: skip
     if probed is not None:
         return probed
+    bt = b_t.rows()
     logger.debug(
         "ozaki-II %s: %s @ %s, plan %s (%s), mode %s",
         engine.name,
@@ -1288,9 +1325,9 @@ def guaranteed_plan(
     without the product: the one-pass probe where it proves the default count, else
     :func:`plan_matmul` (reusing what the probe formed). The same plan either way."""
     _, plan, planner = _decision(
-        engine, a, bt, precision=precision, mode=mode, out_dtype=None, out_bits=out_bits,
-        exact_bits=exact_bits, complex_method="gaussian", phase_a=phase_a, timer=timer,
-        compute=False,
+        engine, a, _TransposedB.prepared(engine, bt), precision=precision, mode=mode,
+        out_dtype=None, out_bits=out_bits, exact_bits=exact_bits, complex_method="gaussian",
+        phase_a=phase_a, timer=timer, compute=False,
     )  # fmt: skip
     if planner is not None:
         planner.release()
@@ -1300,7 +1337,7 @@ def guaranteed_plan(
 def _decision(
     engine: Engine,
     a: Any,
-    bt: Any,
+    b_t: _TransposedB,
     *,
     precision: str,
     mode: str,
@@ -1315,9 +1352,9 @@ def _decision(
     """``(probed, plan, planner)``: the one-pass probe's ``(result, plan)`` where it proves
     the default count (:func:`_probed_single`; ``compute``: with the product), else None,
     :func:`plan_matmul`'s plan and its planner (reusing what the probe formed)."""
-    with _plan_memory(engine, a, bt):
+    with _plan_memory(engine, a, b_t.view):
         probed, reuse = _probed_single(
-            engine, a, bt, precision=precision, mode=mode, out_dtype=out_dtype,
+            engine, a, b_t, precision=precision, mode=mode, out_dtype=out_dtype,
             out_bits=out_bits, complex_method=complex_method, phase_a=phase_a, timer=timer,
             compute=compute,
         )  # fmt: skip
@@ -1326,7 +1363,7 @@ def _decision(
     plan, planner = plan_matmul(
         engine,
         a,
-        bt,
+        b_t.rows(),
         precision=precision,
         mode=mode,
         out_bits=out_bits,

@@ -129,9 +129,12 @@ _PROBE_THREADS = 256
 _PROBE_TILE = 4
 #: (the inner indices, the given statistics and the shifts' table passed as addresses: 0
 #: where absent)
-_PROBE_ROWS_KINDS = ("ptr", "ptr") + ("i64",) * 11 + ("i32",) * 5 + ("ptr",) * 4 + ("i64",)
+_PROBE_ROWS_KINDS = ("ptr", "ptr") + ("i64",) * 11 + ("i32",) * 5 + ("ptr",) * 4 + ("i64",) * 2
 #: the most inner indices of the lower-bound products (``OZ_PROBE_SUBSET``)
 _PROBE_SUBSET = 128
+#: the most dynamic shared bytes of a rows kernel: B's columns staged as 64 Bt rows of at
+#: most 64 + 1 complex entries (``oz_probe_stage_stride``)
+_PROBE_STAGE_MAX = _PROBE_ROWS * (64 + 1) * 16
 _PROBE_SIGNATURES = {
     "oz_probe_start": ("ptr", "i64", "i64", "i64"),
     "oz_probe_rows_real": _PROBE_ROWS_KINDS,
@@ -327,13 +330,22 @@ class CudaEngine(Engine):
         return out
 
     def _named_kernel(
-        self, source: str, name: str, macros: Macros, signature: Sequence[str]
+        self,
+        source: str,
+        name: str,
+        macros: Macros,
+        signature: Sequence[str],
+        shared: int = 0,
     ) -> Any:
         """The launcher of kernel ``name`` of ``source`` built with ``macros`` (fixed for
-        the name), once per device."""
+        the name), once per device; ``shared``: the most dynamic shared bytes it is
+        launched with (allowed past the 48 KB default; fixed for the name as well)."""
         key = (self._cp.cuda.runtime.getDevice(), source, name)
         if key not in self._named:
-            self._named[key] = launcher(get_function(source, name, macros), signature)
+            kernel = get_function(source, name, macros)
+            if shared:
+                kernel.max_dynamic_shared_size_bytes = shared
+            self._named[key] = launcher(kernel, signature)
         return self._named[key]
 
     def prepare_operand(self, x: Any) -> Any:
@@ -1056,20 +1068,34 @@ class CudaEngine(Engine):
         the statistics and counts NaN and Inf); with them for at most ``_PROBE_SUBSET``
         inner indices (``oz_probe_rows_given_*``: all of k, or ``index``). With its own
         statistics the rows kernel also writes the rows' fast-mode shifts for
-        ``budget_bits`` (:attr:`PendingProbe.shifts`), which the small product reads. Off
-        with ``OZFFT_FUSED_SMALL=0``."""
+        ``budget_bits`` (:attr:`PendingProbe.shifts`), which the small product reads; and
+        where ``bt`` is the transposed view of a C-contiguous B, it reads B in place (the
+        blocks of Bt's rows stage their columns of B transposed in shared memory) and
+        writes Bt's rows (:attr:`PendingProbe.bt`): no separate transposed copy. Other
+        views are prepared here. Off with ``OZFFT_FUSED_SMALL=0``."""
         cp = self._cp
         is_complex = a.dtype.kind == "c"
         k = a.shape[-1]
         size = k if index is None else int(index.shape[0])
         max_k = SMALL_PRODUCT_K if stats is None else None
-        if not _small_operands(a, bt, max_k) or tile != _PROBE_TILE or size > _PROBE_SUBSET:
+        if (
+            not _small_operands(a, bt, max_k, any_layout=True)
+            or tile != _PROBE_TILE
+            or size > _PROBE_SUBSET
+        ):
             return None
         *batch_shape, m, _ = a.shape
         n = bt.shape[-2]
         batch = math.prod(batch_shape)
         if batch * m * n == 0 or -(-m // _PROBE_ROWS) > _GRID_Z:
             return None
+        b = _rows_of_transposed(a, bt) if stats is None else None  # B, read in place
+        stage = 0
+        if b is not None:  # the rows kernel writes Bt's rows from its staged columns of B
+            bt = self._alloc("a transposed operand", bt.shape, bt.dtype, bt.nbytes)
+            stage = _PROBE_ROWS * (k + 1) * 8 * (2 if is_complex else 1)
+        elif not bt.flags.c_contiguous:
+            bt = self.prepare_operand(bt)
         tiles = batch * (-(-m // tile) + -(-n // tile))
         width = size * (2 if is_complex else 1)
         state = cp.empty(_PROBE_OUT + tiles, cp.int64)
@@ -1082,7 +1108,8 @@ class CudaEngine(Engine):
         rules = (lower_bound_bits, budget_bits, ceil_log2_int(terms), pairing_offset, never)
         shifts = None
         if stats is None:
-            rows_kernel, given = self._probe_kernel(f"oz_probe_rows_{part}"), (0,) * 5
+            rows_kernel = self._probe_kernel(f"oz_probe_rows_{part}", _PROBE_STAGE_MAX)
+            given = (0,) * 5
             shifts = cp.empty(batch * (m + n), cp.int32)  # A's rows, then Bt's
         else:
             rows_kernel = self._probe_kernel(f"oz_probe_rows_given_{part}")
@@ -1097,9 +1124,10 @@ class CudaEngine(Engine):
         grid = (-(-n // _PROBE_ROWS), -(-m // _PROBE_ROWS))
         for b0 in range(0, batch, _GRID_Z):
             items = min(_GRID_Z, batch - b0)
-            args = (a, bt, batch, b0, m, n, k, size, *given, *rules, state, q, minima, scale,
-                    0 if shifts is None else shifts.data.ptr)  # fmt: skip
-            rows_kernel((row_blocks, items, 2), (_PROBE_THREADS,), args)
+            args = (a, bt if b is None else b, batch, b0, m, n, k, size, *given, *rules, state,
+                    q, minima, scale, 0 if shifts is None else shifts.data.ptr,
+                    0 if b is None else bt.data.ptr)  # fmt: skip
+            rows_kernel((row_blocks, items, 2), (_PROBE_THREADS,), args, shared_mem=stage)
         for b0 in range(0, batch, _GRID_Z):
             items = min(_GRID_Z, batch - b0)
             pairs((*grid, items), (_PROBE_THREADS,), (batch, b0, m, n, width, minima, scale, state))
@@ -1120,10 +1148,14 @@ class CudaEngine(Engine):
                 shifts[:split].reshape(*batch_shape, m),
                 shifts[split:].reshape(*batch_shape, n),
             )
-        return PendingProbe(result, shifts)
+        return PendingProbe(result, shifts, bt)
 
-    def _probe_kernel(self, name: str) -> Any:
-        return self._named_kernel(_PLAN_PROBE_CU, name, scaling_macros(), _PROBE_SIGNATURES[name])
+    def _probe_kernel(self, name: str, shared: int = 0) -> Any:
+        """The launcher of ``gemm/plan_probe.cu``'s kernel ``name``; ``shared``: the most
+        dynamic shared bytes it is ever launched with (the same for every call of the
+        name: the rows kernels' staged columns of B, past the 48 KB default)."""
+        signature = _PROBE_SIGNATURES[name]
+        return self._named_kernel(_PLAN_PROBE_CU, name, scaling_macros(), signature, shared)
 
     # -- the FP8 Phase A -------------------------------------------------------------
     def _require_fp8_tensor_cores(self) -> None:
@@ -1413,10 +1445,13 @@ def _stats_launch(rows: int, width: int, sm_count: int) -> tuple[str, int, int]:
     return "oz_row_stats", threads, max(1, min(rows, per_sm * sm_count))
 
 
-def _small_operands(a: Any, bt: Any, max_k: int | None = SMALL_PRODUCT_K) -> bool:
+def _small_operands(
+    a: Any, bt: Any, max_k: int | None = SMALL_PRODUCT_K, *, any_layout: bool = False
+) -> bool:
     """Whether the small-product kernels (and the plan probe) may read these prepared
     operands: switched on (``OZFFT_FUSED_SMALL``), ``0 < k <= max_k`` (None: any k),
-    C-contiguous rows of float64 or complex128 in both."""
+    C-contiguous rows of float64 or complex128 in both (``any_layout``: ``bt`` in any
+    layout, which the probe reads in place or prepares)."""
     operand = np.dtype(np.complex128 if a.dtype.kind == "c" else np.float64)
     k = a.shape[-1]
     return (
@@ -1425,8 +1460,21 @@ def _small_operands(a: Any, bt: Any, max_k: int | None = SMALL_PRODUCT_K) -> boo
         and (max_k is None or k <= max_k)
         and a.dtype == bt.dtype == operand
         and a.flags.c_contiguous
-        and bt.flags.c_contiguous
+        and (any_layout or bt.flags.c_contiguous)
     )
+
+
+def _rows_of_transposed(a: Any, bt: Any) -> Any | None:
+    """B where ``bt`` is the transposed view of a C-contiguous B (``swapaxes(b, -1, -2)``)
+    with ``a``'s dtype and batch shape, aligned to its entries (the rows kernel loads a
+    complex entry as one 16-byte double2), which the probe's rows kernel reads in place;
+    else None."""
+    if bt.flags.c_contiguous or bt.ndim != a.ndim or bt.ndim < 2 or bt.dtype != a.dtype:
+        return None
+    b = bt.swapaxes(-1, -2)
+    if not b.flags.c_contiguous or bt.shape[:-2] != a.shape[:-2]:
+        return None
+    return b if b.data.ptr % b.dtype.itemsize == 0 else None
 
 
 def _sp_span_shift(m: int, n: int) -> int:
