@@ -623,6 +623,56 @@ def test_a_one_pass_probe_gives_the_staged_plan_and_bits(dtype, case, rng):
     np.testing.assert_array_equal(got, want)
 
 
+class _InPlaceProbeEngine(_ProbingEngine):
+    """A probe that, like the CUDA engine's, is handed B's transposed view and hands back
+    its own C-contiguous rows (``PendingProbe.bt``); it records what it was given and every
+    operand the engine prepares."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.given: list = []
+        self.prepared: list = []
+
+    def prepare_operand(self, x):
+        self.prepared.append(x)
+        return super().prepare_operand(x)
+
+    def tiled_plan_probe(self, a, bt, **kwargs):
+        self.given.append(bt)
+        rows = np.ascontiguousarray(bt)
+        pending = super().tiled_plan_probe(a, rows, **kwargs)
+        return base.PendingProbe(pending.read, pending.shifts, rows)
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.complex128])
+@pytest.mark.parametrize("phi", [0.5, 8.0])  # the probe proves the default count; it does not
+def test_the_probes_rows_of_bt_serve_every_later_stage(dtype, phi, rng):
+    """The scheme gives the probe B's transposed view (not a copy) and takes the rows the
+    probe hands back for the product and, where the probe does not prove the default
+    count, for the whole decision: B is never prepared separately; the bits are the
+    staged ones."""
+    a = phi_matrix(rng, (2, 12, 16), phi, dtype)
+    b = phi_matrix(rng, (2, 16, 9), phi, dtype)
+    kw = {
+        "precision": "fp64",
+        "mode": "fast",
+        "out_dtype": np.dtype(dtype),
+        "out_bits": 53,
+        "exact_bits": (53, 53),
+    }
+    want, want_plan = scheme.guaranteed_matmul(ENGINE, a, b, **kw)
+    engine = _InPlaceProbeEngine()
+    got, plan = scheme.guaranteed_matmul(engine, a, b, **kw)
+    (view,) = engine.given
+    assert np.shares_memory(view, b) and not view.flags.c_contiguous
+    assert view.shape == (2, 9, 16)
+    assert not any(np.shares_memory(x, b) for x in engine.prepared)
+    assert plan == want_plan
+    (probe,) = engine.probes
+    assert (probe.deficit_a <= 0 and probe.deficit_b <= 0) == (phi == 0.5)
+    np.testing.assert_array_equal(got, want)
+
+
 class _GivenStatsEngine(NumpyEngine):
     """The NumPy engine with a probe that, like the CUDA engine's past k = 64, answers only
     when given the statistics: the staged test's result (where it fails, the whole decision
