@@ -1093,6 +1093,7 @@ class _TransposedB:
             self._rows = bt
 
     def rows(self) -> Any:
+        """C-contiguous rows of ``B^T`` over k (prepared here once, or the probe's)."""
         if self._rows is None:
             self._rows = self.engine.prepare_operand(self.view)
         return self._rows
