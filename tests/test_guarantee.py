@@ -165,6 +165,17 @@ def _precision(dtype) -> str:
     return "fp32" if np.dtype(dtype) in (np.float32, np.complex64) else "fp64"
 
 
+def _fast_fp64(dtype) -> dict:
+    """``guaranteed_matmul``'s keywords for a fast-mode fp64 call rounding to ``dtype``."""
+    return {
+        "precision": "fp64",
+        "mode": "fast",
+        "out_dtype": np.dtype(dtype),
+        "out_bits": 53,
+        "exact_bits": (53, 53),
+    }
+
+
 # -- the guarantee -----------------------------------------------------------------------
 
 
@@ -653,13 +664,7 @@ def test_the_probes_rows_of_bt_serve_every_later_stage(dtype, phi, rng):
     staged ones."""
     a = phi_matrix(rng, (2, 12, 16), phi, dtype)
     b = phi_matrix(rng, (2, 16, 9), phi, dtype)
-    kw = {
-        "precision": "fp64",
-        "mode": "fast",
-        "out_dtype": np.dtype(dtype),
-        "out_bits": 53,
-        "exact_bits": (53, 53),
-    }
+    kw = _fast_fp64(dtype)
     want, want_plan = scheme.guaranteed_matmul(ENGINE, a, b, **kw)
     engine = _InPlaceProbeEngine()
     got, plan = scheme.guaranteed_matmul(engine, a, b, **kw)
@@ -715,13 +720,7 @@ def test_a_probe_given_statistics_gives_the_staged_plan_and_bits(dtype, k, fail,
     phi = 1.5 if fail else 0.5
     a = phi_matrix(rng, (2, 12, k), phi, dtype)
     b = phi_matrix(rng, (2, k, 9), phi, dtype)
-    kw = {
-        "precision": "fp64",
-        "mode": "fast",
-        "out_dtype": np.dtype(dtype),
-        "out_bits": 53,
-        "exact_bits": (53, 53),
-    }
+    kw = _fast_fp64(dtype)
     want, want_plan = scheme.guaranteed_matmul(ENGINE, a, b, **kw)
     engine = _GivenStatsEngine()
     calls = collections.Counter()

@@ -132,9 +132,16 @@ _PROBE_TILE = 4
 _PROBE_ROWS_KINDS = ("ptr", "ptr") + ("i64",) * 11 + ("i32",) * 5 + ("ptr",) * 4 + ("i64",) * 2
 #: the most inner indices of the lower-bound products (``OZ_PROBE_SUBSET``)
 _PROBE_SUBSET = 128
-#: the most dynamic shared bytes of a rows kernel: B's columns staged as 64 Bt rows of at
-#: most 64 + 1 complex entries (``oz_probe_stage_stride``)
-_PROBE_STAGE_MAX = _PROBE_ROWS * (64 + 1) * 16
+
+
+def _probe_stage_bytes(k: int, planes: int) -> int:
+    """Dynamic shared bytes of a rows kernel that reads B in place: its columns of B staged
+    as ``_PROBE_ROWS`` rows of Bt of k + 1 entries (``oz_probe_stage``)."""
+    return _PROBE_ROWS * (k + 1) * 8 * planes
+
+
+#: the most of them (k = 64, complex), the rows kernels' attribute
+_PROBE_STAGE_MAX = _probe_stage_bytes(SMALL_PRODUCT_K, 2)
 _PROBE_SIGNATURES = {
     "oz_probe_start": ("ptr", "i64", "i64", "i64"),
     "oz_probe_rows_real": _PROBE_ROWS_KINDS,
@@ -1093,7 +1100,7 @@ class CudaEngine(Engine):
         stage = 0
         if b is not None:  # the rows kernel writes Bt's rows from its staged columns of B
             bt = self._alloc("a transposed operand", bt.shape, bt.dtype, bt.nbytes)
-            stage = _PROBE_ROWS * (k + 1) * 8 * (2 if is_complex else 1)
+            stage = _probe_stage_bytes(k, 2 if is_complex else 1)
         elif not bt.flags.c_contiguous:
             bt = self.prepare_operand(bt)
         tiles = batch * (-(-m // tile) + -(-n // tile))
