@@ -766,6 +766,66 @@ __device__ __forceinline__ void oz_sp_ai_row_sums(int (&rows)[OZ_SP_DIAGONALS][O
     }
 }
 
+// Output o (0 .. 7) of the calling thread's in a whole tile (first output at tile, rows n
+// apart): the slot where it parks its words, tile row 8 o + warp, column lane (a warp's 32
+// slots are one row).
+template <typename O>
+__device__ __forceinline__ O* oz_sp_slot(O* tile, long long n, int o) {
+    return tile + (8 * o + threadIdx.x / 32) * n + threadIdx.x % 32;
+}
+
+// An output rounded from its Re and Im sums (the carries past the last diagonal) and bytes.
+template <typename O>
+__device__ __forceinline__ O oz_sp_round_output(const oz_u32 (&re_bytes)[OZ_SP_CWORDS],
+                                                const oz_u32 (&im_bytes)[OZ_SP_CWORDS],
+                                                int re, int im, int shift) {
+    oz_i64 x[OZ_SP_SLICE_DIGITS];
+    O v;
+    oz_carried_digit_sums<OZ_SP_DIAGONALS>(re_bytes, re, x);
+    v.x = (decltype(v.x))oz_round_slice_sums(x, shift);
+    oz_carried_digit_sums<OZ_SP_DIAGONALS>(im_bytes, im, x);
+    v.y = (decltype(v.y))oz_round_slice_sums(x, shift);
+    return v;
+}
+
+// Whether the rounded 64 x 32 tile fits the slices' shared memory (rows padded by one
+// output, so that the stores of a fragment's rows fall in different banks).
+#define OZ_SP_STAGED_OUT \
+    (OZ_SP_SLICES * OZ_SP_CSLICE_BYTES >= OZ_SP_TILE * (OZ_SP_CTILE_N + 1) * sizeof(oz_out_complex))
+static_assert(OZ_SP_DIAGONALS <= 8 || OZ_SP_STAGED_OUT, "tiles whose words park are staged");
+
+// The rounding of a whole tile (every row and column exists; its first output at tile, rows
+// n apart): each thread's 8 outputs (parked words read back from their slots) rounded into
+// the slices' shared memory, free once every warp is done with its products, then written
+// out a row per warp (coalesced, not 16 bytes at 32).
+template <typename O>
+__device__ __forceinline__ void oz_sp_round_staged(O* __restrict__ tile, long long n, char* smem,
+                                                   const int* shift, const int (&re)[2][4],
+                                                   const int (&im)[2][4],
+                                                   oz_u32 (&re_bytes)[2][4][OZ_SP_CWORDS],
+                                                   oz_u32 (&im_bytes)[2][4][OZ_SP_CWORDS]) {
+    constexpr int stride = OZ_SP_CTILE_N + 1;  // a staged row
+    O* staged = reinterpret_cast<O*>(smem);
+    const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+    const int mt = warp / 2, nt0 = 2 * (warp % 2), g = lane / 4, q = lane % 4;
+    __syncthreads();  // every warp's products are done: the slices are free
+#pragma unroll
+    for (int u = 0; u < 2; ++u)
+#pragma unroll
+        for (int e = 0; e < 4; ++e) {
+            if (OZ_SP_DIAGONALS > 8)
+                oz_unpark_words(oz_sp_slot(tile, n, 4 * u + e), re_bytes[u][e], im_bytes[u][e]);
+            const int tr = 16 * mt + g + 8 * (e / 2), tc = 8 * (nt0 + u) + 2 * q + e % 2;
+            staged[tr * stride + tc] = oz_sp_round_output<O>(
+                re_bytes[u][e], im_bytes[u][e], re[u][e], im[u][e],
+                -(shift[tr] + shift[OZ_SP_TILE + tc]));
+        }
+    __syncthreads();  // every parked word is read back: the tile is written now
+#pragma unroll
+    for (int r = warp; r < OZ_SP_TILE; r += OZ_SP_CTHREADS / 32)
+        tile[r * n + lane] = staged[r * stride + lane];
+}
+
 // The complex slices kernel for one block: output rows 64 blockIdx.y .., complex columns
 // 32 blockIdx.x .., item blockIdx.z (arguments as oz_small_product_body, Gaussian; one item
 // per block).
@@ -805,6 +865,11 @@ __device__ __forceinline__ void oz_complex_slices_body(const double* __restrict_
         if (!rows_a.valid(tr) || !rows_b.valid(tc)) return -1;
         return (item * m + rows_a.row(tr)) * n + rows_b.row(tc);
     };
+    // a whole tile (all its 64 rows and 32 columns exist) parks output 4 u + e's words in
+    // its slot (oz_sp_slot) and leaves through shared memory (oz_sp_round_staged)
+    const bool whole =
+        rows_a.rows - rows_a.row0 >= OZ_SP_TILE && rows_b.rows - rows_b.row0 >= OZ_SP_CTILE_N;
+    O* const tile = out + (item * m + rows_a.row0) * n + rows_b.row0;
 #pragma unroll
     for (int u = 0; u < 2; ++u)
 #pragma unroll
@@ -858,20 +923,31 @@ __device__ __forceinline__ void oz_complex_slices_body(const double* __restrict_
                     oz_carry_byte(dd, im[u][e], im_bytes[u][e]);
                 }
         }
-        // bytes 0 .. 7 done: their words wait in the outputs' own places in out (for the
-        // registers of the later diagonals), read back for the rounding
+        // bytes 0 .. 7 done: their words wait in out (for the registers of the later
+        // diagonals), read back for the rounding: a whole tile's in a slot of the tile's
+        // place (coalesced), a partial tile's in each output's own place
         if (d + 1 == 7 && OZ_SP_DIAGONALS > 8) {
 #pragma unroll
             for (int u = 0; u < 2; ++u)
 #pragma unroll
                 for (int e = 0; e < 4; ++e) {
-                    const long long at = place(u, e);
-                    if (at >= 0) oz_park_words(out + at, re_bytes[u][e], im_bytes[u][e]);
+                    if (whole) {
+                        oz_park_words(oz_sp_slot(tile, n, 4 * u + e), re_bytes[u][e],
+                                      im_bytes[u][e]);
+                    } else {
+                        const long long at = place(u, e);
+                        if (at >= 0) oz_park_words(out + at, re_bytes[u][e], im_bytes[u][e]);
+                    }
                 }
         }
     }
 
-    // the rounding of each output
+    if (OZ_SP_STAGED_OUT && whole) {
+        oz_sp_round_staged(tile, n, smem, shift, re, im, re_bytes, im_bytes);
+        return;
+    }
+    // the rounding of each output (a partial tile's, or a whole one's without the shared
+    // memory to stage it, whose words never park)
 #pragma unroll
     for (int u = 0; u < 2; ++u)
 #pragma unroll
@@ -880,14 +956,8 @@ __device__ __forceinline__ void oz_complex_slices_body(const double* __restrict_
             if (at < 0) continue;
             if (OZ_SP_DIAGONALS > 8) oz_unpark_words(out + at, re_bytes[u][e], im_bytes[u][e]);
             const int tr = 16 * mt + g + 8 * (e / 2), tc = 8 * (nt0 + u) + 2 * q + e % 2;
-            const int sh = -(shift[tr] + shift[OZ_SP_TILE + tc]);
-            oz_i64 x[OZ_SP_SLICE_DIGITS];
-            O v;
-            oz_carried_digit_sums<OZ_SP_DIAGONALS>(re_bytes[u][e], re[u][e], x);
-            v.x = (decltype(v.x))oz_round_slice_sums(x, sh);
-            oz_carried_digit_sums<OZ_SP_DIAGONALS>(im_bytes[u][e], im[u][e], x);
-            v.y = (decltype(v.y))oz_round_slice_sums(x, sh);
-            out[at] = v;
+            out[at] = oz_sp_round_output<O>(re_bytes[u][e], im_bytes[u][e], re[u][e], im[u][e],
+                                            -(shift[tr] + shift[OZ_SP_TILE + tc]));
         }
 }
 
