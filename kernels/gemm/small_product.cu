@@ -808,13 +808,20 @@ __device__ __forceinline__ void oz_sp_round_staged(O* __restrict__ tile, long lo
     O* staged = reinterpret_cast<O*>(smem);
     const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
     const int mt = warp / 2, nt0 = 2 * (warp % 2), g = lane / 4, q = lane % 4;
+    // every parked word read back first: one round trip to memory, not one per output
+    // (the compiler keeps each load behind the shared stores of the outputs before it)
+    if (OZ_SP_DIAGONALS > 8) {
+#pragma unroll
+        for (int u = 0; u < 2; ++u)
+#pragma unroll
+            for (int e = 0; e < 4; ++e)
+                oz_unpark_words(oz_sp_slot(tile, n, 4 * u + e), re_bytes[u][e], im_bytes[u][e]);
+    }
     __syncthreads();  // every warp's products are done: the slices are free
 #pragma unroll
     for (int u = 0; u < 2; ++u)
 #pragma unroll
         for (int e = 0; e < 4; ++e) {
-            if (OZ_SP_DIAGONALS > 8)
-                oz_unpark_words(oz_sp_slot(tile, n, 4 * u + e), re_bytes[u][e], im_bytes[u][e]);
             const int tr = 16 * mt + g + 8 * (e / 2), tc = 8 * (nt0 + u) + 2 * q + e % 2;
             staged[tr * stride + tc] = oz_sp_round_output<O>(
                 re_bytes[u][e], im_bytes[u][e], re[u][e], im[u][e],
