@@ -554,10 +554,11 @@ extern "C" __global__ void __launch_bounds__(512, 1)
 // for every signed byte), so the Re sums take Ai against the complement of Bi's fragment
 // and each diagonal adds its pairs' row sums of Ai (oz_sp_ai_row_sums). Diagonals d and
 // d + 1 run together (one read of each operand's slice per two pairs), and each output's
-// bytes 0 .. 7 wait in its own place in out. 128 registers, two blocks per SM: one
+// bytes 0 .. 7 wait in out (a whole tile's in coalesced slots of its own place, and its
+// rounded outputs leave through shared memory). 128 registers, two blocks per SM: one
 // block's fill and rounding overlap the other's products.
-// docs/perf-notes.md, "Exact slices for complex small products" and "The complex slices in
-// diagonal order".
+// docs/perf-notes.md, "Exact slices for complex small products", "The complex slices in
+// diagonal order" and "Warpgroup products, and where the complex slices kernel's time goes".
 #ifdef OZ_SP_COMPLEX_SLICES
 #include "gemm/diagonal_carry.cuh"
 #define OZ_SP_CTILE_N 32                                // complex output columns of a block
@@ -713,8 +714,9 @@ __device__ __forceinline__ void oz_sp_complex_pair(int (&re)[2][4], int (&im)[2]
         }
 }
 
-// An output's first words of bytes (Re's and Im's) parked in its own place in out, whose
-// bytes hold two words of each part (one for binary32 outputs), and read back.
+// An output's first words of bytes (Re's and Im's) parked in an output's place in out (its
+// own, or its slot in a whole tile: oz_sp_slot), whose bytes hold two words of each part
+// (one for binary32 outputs), and read back.
 template <typename O>
 __device__ __forceinline__ void oz_park_words(O* at, const oz_u32 (&re)[OZ_SP_CWORDS],
                                               const oz_u32 (&im)[OZ_SP_CWORDS]) {
