@@ -1149,7 +1149,7 @@ class CudaEngine(Engine):
                 _raise_non_finite(name, int(host[6 + 2 * i]), int(host[7 + 2 * i]))
             return TiledProbe(int(host[0]), int(host[1]), tuple(int(v) for v in host[2:6]))
 
-        if shifts is not None:  # A's rows', then Bt's: arrays on its memory (no slicing)
+        if shifts is not None:  # A's rows, then Bt's: arrays on its memory (no slicing)
             shifts = (
                 cp.ndarray((*batch_shape, m), cp.int32, shifts.data),
                 cp.ndarray((*batch_shape, n), cp.int32, shifts.data + 4 * batch * m),
