@@ -1470,27 +1470,17 @@ def _small_operands(
     )
 
 
-def _rows_of_transposed(a: Any, bt: Any) -> int | None:
-    """The device address of B where ``bt`` is the transposed view of a C-contiguous B
-    (``swapaxes(b, -1, -2)``) with ``a``'s dtype and batch shape, aligned to its entries
-    (the rows kernel loads a complex entry as one 16-byte double2), which the probe's rows
-    kernel reads in place; else None. Read off ``bt``'s strides (B's as C-contiguous, the
-    last two swapped; axes of one entry take any), not from a view of B: cupy's views cost
-    ~10 µs each on the call's path."""
+def _rows_of_transposed(a: Any, bt: Any) -> Any | None:
+    """B where ``bt`` is the transposed view of a C-contiguous B (``swapaxes(b, -1, -2)``)
+    with ``a``'s dtype and batch shape, aligned to its entries (the rows kernel loads a
+    complex entry as one 16-byte double2), which the probe's rows kernel reads in place;
+    else None."""
     if bt.flags.c_contiguous or bt.ndim != a.ndim or bt.ndim < 2 or bt.dtype != a.dtype:
         return None
-    if bt.shape[:-2] != a.shape[:-2]:
+    b = bt.swapaxes(-1, -2)
+    if not b.flags.c_contiguous or bt.shape[:-2] != a.shape[:-2]:
         return None
-    itemsize = bt.dtype.itemsize
-    shape, strides = list(bt.shape), list(bt.strides)
-    shape[-2:], strides[-2:] = shape[-1:-3:-1], strides[-1:-3:-1]  # B's
-    expected = itemsize
-    for extent, stride in zip(reversed(shape), reversed(strides), strict=True):
-        if extent > 1 and stride != expected:
-            return None
-        expected *= extent
-    ptr = bt.data.ptr
-    return ptr if ptr % itemsize == 0 else None
+    return b if b.data.ptr % b.dtype.itemsize == 0 else None
 
 
 def _sp_span_shift(m: int, n: int) -> int:
