@@ -48,6 +48,16 @@ __device__ __forceinline__ void oz_mma_s8(int (&c)[4], const uint4& a, const uin
         : "r"(a.x), "r"(a.y), "r"(a.z), "r"(a.w), "r"(b.x), "r"(b.y));
 }
 
+// The tile row and column of C fragment element e (0 .. 3) of lane 4 g + q in the warp's
+// output tile at row tile mt, column tile nt0 + u (m16n8: rows g and g + 8, columns 2 q
+// and 2 q + 1).
+__device__ __forceinline__ int oz_sp_cell_row(int mt, int g, int e) {
+    return 16 * mt + g + 8 * (e / 2);
+}
+__device__ __forceinline__ int oz_sp_cell_col(int nt0, int q, int u, int e) {
+    return 8 * (nt0 + u) + 2 * q + e % 2;
+}
+
 // acc[u] += the products of the warp's m16n8 output tiles (row tile mt, column tiles nt0 +
 // u) over k, from the A plane pa and the Bt plane pb (fragment order above).
 template <int tiles>
@@ -323,14 +333,14 @@ __device__ __forceinline__ void oz_small_product_body(const double* __restrict__
         });
     }
 
-    // CRT reconstruction of the thread's outputs: C fragment element e of tile u is tile
-    // row 16 mt + g + 8 (e / 2), column 8 (nt0 + u) + 2 q + e % 2; an output of the tile
-    // pairs rows of one item (packed items: the diagonal blocks)
+    // CRT reconstruction of the thread's outputs (C fragment element e of tile u:
+    // oz_sp_cell_row, oz_sp_cell_col); an output of the tile pairs rows of one item
+    // (packed items: the diagonal blocks)
     const int g = lane / 4, q = lane % 4;
 #pragma unroll 1
     for (int o = 0; o < tiles * 4; ++o) {
         const int u = o / 4, e = o % 4;
-        const int tr = 16 * mt + g + 8 * (e / 2), tc = 8 * (nt0 + u) + 2 * q + e % 2;
+        const int tr = oz_sp_cell_row(mt, g, e), tc = oz_sp_cell_col(nt0, q, u, e);
         if ((tr >> span_shift) != (tc >> span_shift) || !rows_a.valid(tr) || !rows_b.valid(tc))
             continue;
         const long long at = (rows_a.item(tr) * m + rows_a.row(tr)) * n + rows_b.row(tc);
@@ -514,13 +524,13 @@ __device__ __forceinline__ void oz_small_slices_body(const double* __restrict__ 
             for (int e = 0; e < 4; ++e) x[4 * u + e][l] += (oz_i64)acc[u][e] * (1LL << sh);
     }
 
-    // the rounding of each output (C fragment element e of tile u: tile row 16 mt + g + 8
-    // (e / 2), column 8 (nt0 + u) + 2 q + e % 2)
+    // the rounding of each output (C fragment element e of tile u: oz_sp_cell_row,
+    // oz_sp_cell_col)
     const int g = lane / 4, q = lane % 4;
 #pragma unroll
     for (int o = 0; o < tiles * 4; ++o) {
         const int u = o / 4, e = o % 4;
-        const int tr = 16 * mt + g + 8 * (e / 2), tc = 8 * (nt0 + u) + 2 * q + e % 2;
+        const int tr = oz_sp_cell_row(mt, g, e), tc = oz_sp_cell_col(nt0, q, u, e);
         if ((tr >> span_shift) != (tc >> span_shift) || !rows_a.valid(tr) || !rows_b.valid(tc))
             continue;
         const long long at = (rows_a.item(tr) * m + rows_a.row(tr)) * n + rows_b.row(tc);
@@ -824,7 +834,7 @@ __device__ __forceinline__ void oz_sp_round_staged(O* __restrict__ tile, long lo
     for (int u = 0; u < 2; ++u)
 #pragma unroll
         for (int e = 0; e < 4; ++e) {
-            const int tr = 16 * mt + g + 8 * (e / 2), tc = 8 * (nt0 + u) + 2 * q + e % 2;
+            const int tr = oz_sp_cell_row(mt, g, e), tc = oz_sp_cell_col(nt0, q, u, e);
             staged[tr * stride + tc] = oz_sp_round_output<O>(
                 re_bytes[u][e], im_bytes[u][e], re[u][e], im[u][e],
                 -(shift[tr] + shift[OZ_SP_TILE + tc]));
@@ -864,13 +874,13 @@ __device__ __forceinline__ void oz_complex_slices_body(const double* __restrict_
     const int mt = warp / 2, nt0 = 2 * (warp % 2), g = lane / 4, q = lane % 4;
     const char* frag_a = smem + mt * OZ_SP_KSTEPS * OZ_SP_A_FRAG + lane * 16;
     const char* frag_b = smem + 2 * OZ_SP_A_PLANE + nt0 * OZ_SP_KSTEPS * OZ_SP_CB_FRAG + lane * 16;
-    // C fragment element e of column tile u (tile row 16 mt + g + 8 (e / 2), column 8 (nt0
-    // + u) + 2 q + e % 2): its Re and Im sums (the carry of the diagonals before plus this
-    // one's products) and their bytes so far; its place in out (-1: a padding output)
+    // C fragment element e of column tile u (oz_sp_cell_row, oz_sp_cell_col): its Re and
+    // Im sums (the carry of the diagonals before plus this one's products) and their bytes
+    // so far; its place in out (-1: a padding output)
     int re[2][4], im[2][4];
     oz_u32 re_bytes[2][4][OZ_SP_CWORDS], im_bytes[2][4][OZ_SP_CWORDS];
     auto place = [&](int u, int e) -> long long {
-        const int tr = 16 * mt + g + 8 * (e / 2), tc = 8 * (nt0 + u) + 2 * q + e % 2;
+        const int tr = oz_sp_cell_row(mt, g, e), tc = oz_sp_cell_col(nt0, q, u, e);
         if (!rows_a.valid(tr) || !rows_b.valid(tc)) return -1;
         return (item * m + rows_a.row(tr)) * n + rows_b.row(tc);
     };
@@ -964,7 +974,7 @@ __device__ __forceinline__ void oz_complex_slices_body(const double* __restrict_
             const long long at = place(u, e);
             if (at < 0) continue;
             if (OZ_SP_DIAGONALS > 8) oz_unpark_words(out + at, re_bytes[u][e], im_bytes[u][e]);
-            const int tr = 16 * mt + g + 8 * (e / 2), tc = 8 * (nt0 + u) + 2 * q + e % 2;
+            const int tr = oz_sp_cell_row(mt, g, e), tc = oz_sp_cell_col(nt0, q, u, e);
             out[at] = oz_sp_round_output<O>(re_bytes[u][e], im_bytes[u][e], re[u][e], im[u][e],
                                             -(shift[tr] + shift[OZ_SP_TILE + tc]));
         }
