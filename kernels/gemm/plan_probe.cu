@@ -3,7 +3,7 @@
 // guarantee of matmul") in four launches, where the staged decision takes ~100 small ones.
 // The same integers as that path, so the same plan:
 //
-//   oz_probe_start: the state (below).
+//   (the host zeroes the state's head)
 //   oz_probe_rows_*, a block per 64 rows of one operand of one item (grid x: row blocks,
 //   y: items, z: A or Bt): the rows' fast-mode statistics (computed here for k <= OZ_PROBE_K,
 //   gemm/warp_row_stats.cuh, with the NaN and Inf counts; or given, from gemm/scaling.cu),
@@ -25,10 +25,11 @@
 //   oz_probe_deficits, over every row of A and Bt: the row's deficit max(q_off + R, 0),
 //   R = -floor_log2(rmin of its tile) (0 for zero rows), reduced to the largest per operand.
 //
-// state (int64), set by oz_probe_start: out[0] A's deficit, [1] Bt's, [2] max nb of A, [3]
-// max E of Bt, [4] max nb of Bt, [5] max E of A, [6..9] NaN and Inf counts of A, then of Bt
-// (OZ_PROBE_OUT values), then rmin (items x ceil(m / 4)) and cmin (items x ceil(n / 4)), the
-// bits of doubles. q (int32): q_off of A's rows (items x m), then of Bt's (items x n);
+// state (int64): out[0] A's deficit, [1] Bt's, [2] max nb of A, [3] max E of Bt, [4] max nb
+// of Bt, [5] max E of A (the maxima with their sign bit flipped: OZ_PROBE_MAX_BIAS), [6..9]
+// NaN and Inf counts of A, then of Bt (OZ_PROBE_OUT values, zeroed by the host before the
+// rows), then rmin (items x ceil(m / 4)) and cmin (items x ceil(n / 4)), the bits of doubles,
+// set to +inf by the rows kernel (each tile's by the block of its rows). q (int32): q_off of A's rows (items x m), then of Bt's (items x n);
 // shifts (int32, null: not written): sigma of the same rows, the shifts the fast-mode
 // product on `budget` scales them by (gemm/small_product.cu reads them).
 // tiles (uint32): the tile minima, items x ceil(m / 4) x width for A, then Bt's; scale
@@ -48,21 +49,16 @@
 #define OZ_PROBE_CLIP 960                 // scaling exponents are clipped to +-960 (no overflow)
 #define OZ_PROBE_OUT 10                   // results at the head of the state
 
-// The state's start: deficits 0, maxima at the int64 minimum, counts 0, minima +inf.
-extern "C" __global__ void oz_probe_start(oz_i64* __restrict__ state, long long items,
-                                          long long m, long long n) {
-    const long long minima = items * ((m + OZ_PROBE_TILE - 1) / OZ_PROBE_TILE +
-                                      (n + OZ_PROBE_TILE - 1) / OZ_PROBE_TILE);
-    for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < OZ_PROBE_OUT + minima;
-         i += (long long)gridDim.x * blockDim.x) {
-        state[i] = i >= OZ_PROBE_OUT ? 0x7ff0000000000000LL  // +inf
-                   : i >= 2 && i < 6  ? (oz_i64)(-9223372036854775807LL - 1)
-                                      : 0;
-    }
-}
-
 __device__ __forceinline__ void oz_atomic_max_i64(oz_i64* address, oz_i64 v) {
     atomicMax(reinterpret_cast<long long*>(address), (long long)v);
+}
+
+// A maximum of the state's head, kept with its sign bit flipped (OZ_PROBE_MAX_BIAS), so that
+// unsigned order is the values' order and the head's zeros (the host's memset) are the least.
+#define OZ_PROBE_MAX_BIAS 0x8000000000000000ULL
+__device__ __forceinline__ void oz_atomic_max_biased(oz_i64* address, oz_i64 v) {
+    atomicMax(reinterpret_cast<unsigned long long*>(address),
+              (unsigned long long)v ^ OZ_PROBE_MAX_BIAS);
 }
 
 // The tile's minima of this lane's V entries (column lane + 32 v) over its R rows: the
@@ -281,10 +277,12 @@ __device__ __forceinline__ void oz_probe_rows_body(
         }
         d = d < -OZ_PROBE_CLIP ? -OZ_PROBE_CLIP : (d > OZ_PROBE_CLIP ? OZ_PROBE_CLIP : d);
         scale[tiles0 + tile] = scalbn(1.0, (int)-d);
+        // the tile's rmin (A) or cmin (Bt), which the pairs merge into: +inf
+        state[OZ_PROBE_OUT + tiles0 + tile] = 0x7ff0000000000000LL;
     }
     if (threadIdx.x < 2) {  // nb of A -> [2], E of A -> [5]; nb of Bt -> [4], E of Bt -> [3]
         const int slot = threadIdx.x == 0 ? (side ? 4 : 2) : (side ? 3 : 5);
-        oz_atomic_max_i64(state + slot, block_max[threadIdx.x]);
+        oz_atomic_max_biased(state + slot, block_max[threadIdx.x]);
         const unsigned c = block_counts[threadIdx.x];
         if (c) atomicAdd(reinterpret_cast<oz_u64*>(state + 6 + 2 * side + threadIdx.x), (oz_u64)c);
     }

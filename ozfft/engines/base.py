@@ -110,7 +110,9 @@ class TiledProbe:
 @dataclass(frozen=True)
 class PendingProbe:
     """The accuracy plan's tiled test in flight (:meth:`Engine.tiled_plan_probe`):
-    calling it waits for the pass and returns its :class:`TiledProbe`.
+    calling it waits for the pass and returns its :class:`TiledProbe`. An engine may queue
+    the part of the pass that nothing else reads (the test itself) only at that first call,
+    so that work queued in between (a speculative product) does not wait for it.
 
     shifts: ``(shift_a, shift_b)``, the fast-mode shifts of A's and Bt's rows for the
     pass's CRT budget (int32 arrays shaped ``(..., m)`` and ``(..., n)``), where the pass

@@ -143,7 +143,6 @@ def _probe_stage_bytes(k: int, planes: int) -> int:
 #: the most of them (k = 64, complex), the rows kernels' attribute
 _PROBE_STAGE_MAX = _probe_stage_bytes(SMALL_PRODUCT_K, 2)
 _PROBE_SIGNATURES = {
-    "oz_probe_start": ("ptr", "i64", "i64", "i64"),
     "oz_probe_rows_real": _PROBE_ROWS_KINDS,
     "oz_probe_rows_complex": _PROBE_ROWS_KINDS,
     "oz_probe_rows_given_real": _PROBE_ROWS_KINDS,
@@ -154,6 +153,9 @@ _PROBE_SIGNATURES = {
 }
 #: int64 results at the head of the probe's state (``OZ_PROBE_OUT``)
 _PROBE_OUT = 10
+#: the head's maxima are kept with their sign bit flipped (``OZ_PROBE_MAX_BIAS``): XOR with
+#: this int64 restores them
+_PROBE_MAX_BIAS = -(1 << 63)
 _FP8_RESIDUES_CU = "gemm/fp8_residues.cu"
 _FP8_PHASE_A_CU = "gemm/fp8_phase_a.cu"
 #: threads of the FP8 Phase-A kernel (8 warps) and the grid-z limit its launches split at
@@ -1064,8 +1066,8 @@ class CudaEngine(Engine):
         stats: tuple[RowStats, RowStats] | None = None,
         index: Any | None = None,
     ) -> PendingProbe | None:
-        """Four launches of ``gemm/plan_probe.cu`` and one asynchronous read:
-        ``oz_probe_start`` (the state); ``oz_probe_rows_*`` (a block per 64 rows of an
+        """A memset of the state's head, three launches of ``gemm/plan_probe.cu`` and one
+        asynchronous read: ``oz_probe_rows_*`` (a block per 64 rows of an
         operand: the rows' statistics, nb, q_off, the maxima, and per 4-row tile the
         minima of the magnitudes and the power of two of the pairing rule); then
         ``oz_probe_pairs_*`` (a block per 64 x 64 tile pair of an item: the exact
@@ -1079,7 +1081,12 @@ class CudaEngine(Engine):
         where ``bt`` is the transposed view of a C-contiguous B, it reads B in place (the
         blocks of Bt's rows stage their columns of B transposed in shared memory) and
         writes Bt's rows (:attr:`PendingProbe.bt`): no separate transposed copy. Other
-        views are prepared here. Off with ``OZFFT_FUSED_SMALL=0``."""
+        views are prepared here. Off with ``OZFFT_FUSED_SMALL=0``.
+
+        The memset and the rows are queued here; the pairs, the deficits and the read at
+        the first wait on the returned probe, on a side stream that starts after the rows
+        (:func:`_fork_point`): a product queued in between on this stream (reading the
+        shifts and Bt's rows) starts right after the rows and runs beside the test."""
         cp = self._cp
         is_complex = a.dtype.kind == "c"
         k = a.shape[-1]
@@ -1105,19 +1112,24 @@ class CudaEngine(Engine):
             bt = self.prepare_operand(bt)
         tiles = batch * (-(-m // tile) + -(-n // tile))
         width = size * (2 if is_complex else 1)
-        state = cp.empty(_PROBE_OUT + tiles, cp.int64)
-        q = cp.empty(batch * (m + n), cp.int32)
-        minima = cp.empty(tiles * width, cp.uint32)
-        scale = cp.empty(tiles, cp.float64)
-        start = self._probe_kernel("oz_probe_start")
-        start(_grid(_PROBE_OUT + tiles), (_THREADS,), (state, batch, m, n))
+        # one allocation, in 8-byte words: the state (int64, OZ_PROBE_OUT + tiles), scale
+        # (double, tiles), q and the shifts (int32, batch (m + n) each), the tile minima
+        # (uint32, tiles x width)
+        rows = batch * (m + n)
+        words = _PROBE_OUT + 2 * tiles + rows + -(-tiles * width // 2)
+        state = cp.empty(words, cp.int64)  # (its head is what the read takes)
+        scale = state.data.ptr + 8 * (_PROBE_OUT + tiles)
+        q = scale + 8 * tiles
+        minima = q + 8 * rows
+        head = 8 * _PROBE_OUT  # zeroes: deficits, biased maxima, counts (rows set the minima)
+        cp.cuda.runtime.memsetAsync(state.data.ptr, 0, head, cp.cuda.get_current_stream().ptr)
         part = "complex" if is_complex else "real"
         rules = (lower_bound_bits, budget_bits, ceil_log2_int(terms), pairing_offset, never)
         shifts = None
         if stats is None:
             rows_kernel = self._probe_kernel(f"oz_probe_rows_{part}", _PROBE_STAGE_MAX)
             given = (0,) * 5
-            shifts = cp.empty(batch * (m + n), cp.int32)  # A's rows, then Bt's
+            shifts = q + 4 * rows  # A's rows, then Bt's
         else:
             rows_kernel = self._probe_kernel(f"oz_probe_rows_given_{part}")
             # (the arrays stay referenced here while the kernels are queued)
@@ -1126,33 +1138,46 @@ class CudaEngine(Engine):
                 arrays += [cp.ascontiguousarray(row_stats.max_exp, cp.int32)]
                 arrays += [cp.ascontiguousarray(row_stats.sumsq, cp.int64)]
             given = tuple(0 if x is None else x.data.ptr for x in arrays)
-        pairs = self._probe_kernel(f"oz_probe_pairs_{part}")
         row_blocks = -(-max(m, n) // _PROBE_ROWS)
-        grid = (-(-n // _PROBE_ROWS), -(-m // _PROBE_ROWS))
         for b0 in range(0, batch, _GRID_Z):
             items = min(_GRID_Z, batch - b0)
             args = (a, bt if b is None else b, batch, b0, m, n, k, size, *given, *rules, state,
-                    q, minima, scale, 0 if shifts is None else shifts.data.ptr,
+                    q, minima, scale, 0 if shifts is None else shifts,
                     0 if b is None else bt.data.ptr)  # fmt: skip
             rows_kernel((row_blocks, items, 2), (_PROBE_THREADS,), args, shared_mem=stage)
-        for b0 in range(0, batch, _GRID_Z):
-            items = min(_GRID_Z, batch - b0)
-            pairs((*grid, items), (_PROBE_THREADS,), (batch, b0, m, n, width, minima, scale, state))
-        blocks = max(1, min(-(-batch * (m + n) // _THREADS), 4 * self._sm_count))
-        deficits = self._probe_kernel("oz_probe_deficits")
-        deficits((blocks,), (_THREADS,), (state, q, batch, m, n, never))
-        read = _read_async(cp, state, _PROBE_OUT)
+        side = _fork_point(cp)  # the rows are queued: the test may start from here
+        reads: list[Callable[[], np.ndarray]] = []
+
+        def test() -> Callable[[], np.ndarray]:
+            """The tile-pair test and its read, queued once (at the first wait) on the side
+            stream, after the rows: work queued on this stream since (the product) starts
+            right after the rows and runs beside the test."""
+            if not reads:
+                with side(), phase("guarantee", self._clock):
+                    pairs = self._probe_kernel(f"oz_probe_pairs_{part}")
+                    grid = (-(-n // _PROBE_ROWS), -(-m // _PROBE_ROWS))
+                    for b0 in range(0, batch, _GRID_Z):
+                        items = min(_GRID_Z, batch - b0)
+                        pairs((*grid, items), (_PROBE_THREADS,),
+                              (batch, b0, m, n, width, minima, scale, state))  # fmt: skip
+                    blocks = max(1, min(-(-batch * (m + n) // _THREADS), 4 * self._sm_count))
+                    deficits = self._probe_kernel("oz_probe_deficits")
+                    deficits((blocks,), (_THREADS,), (state, q, batch, m, n, never))
+                    reads.append(_read_async(cp, state, _PROBE_OUT))
+            return reads[0]
 
         def result() -> TiledProbe:
-            host = read()
+            host = test()()  # (the probe's arrays stay referenced until the read is done)
             for i, name in enumerate(("a", "b")):
                 _raise_non_finite(name, int(host[6 + 2 * i]), int(host[7 + 2 * i]))
-            return TiledProbe(int(host[0]), int(host[1]), tuple(int(v) for v in host[2:6]))
+            maxima = tuple(int(v) ^ _PROBE_MAX_BIAS for v in host[2:6])  # (sign bit flipped)
+            return TiledProbe(int(host[0]), int(host[1]), maxima)
 
         if shifts is not None:  # A's rows, then Bt's: arrays on its memory (no slicing)
+            at = state.data + (shifts - state.data.ptr)
             shifts = (
-                cp.ndarray((*batch_shape, m), cp.int32, shifts.data),
-                cp.ndarray((*batch_shape, n), cp.int32, shifts.data + 4 * batch * m),
+                cp.ndarray((*batch_shape, m), cp.int32, at),
+                cp.ndarray((*batch_shape, n), cp.int32, at + 4 * batch * m),
             )
         return PendingProbe(result, shifts, bt)
 
@@ -1520,6 +1545,46 @@ class _ReadSlots(threading.local):
 
 
 _READ_SLOTS = _ReadSlots()
+
+
+#: a stream priority past every device's range (lower numbers are higher priorities)
+_HIGHEST_PRIORITY = -(1 << 16)
+
+
+class _SideStreams(threading.local):
+    """A side stream per thread and device (of the device's highest priority, so that its
+    short kernels take SMs as the main stream's blocks retire), and kept events (new ones
+    cost ~10 µs of host time)."""
+
+    def __init__(self) -> None:
+        self.streams: dict[int, Any] = {}
+        self.events: dict[int, list[Any]] = {}
+
+
+_SIDE_STREAMS = _SideStreams()
+
+
+def _fork_point(cp: Any) -> Callable[[], Any]:
+    """The work queued on the current stream so far, as a point later work may start from
+    on a side stream: returns ``side()``, which makes the thread's side stream wait for that
+    point and returns it (``with side(): ...``). Work queued on the current stream after the
+    fork point does not delay the side stream's, nor the other way round; whoever queues
+    side work waits for it (or joins it back) before freeing what it reads."""
+    device = cp.cuda.runtime.getDevice()
+    free = _SIDE_STREAMS.events.setdefault(device, [])
+    point = free.pop() if free else cp.cuda.Event(disable_timing=True)
+    point.record(cp.cuda.get_current_stream())
+
+    def side() -> Any:
+        stream = _SIDE_STREAMS.streams.get(device)
+        if stream is None:  # (CUDA clamps a priority past the device's range to its end)
+            stream = cp.cuda.Stream(non_blocking=True, priority=_HIGHEST_PRIORITY)
+            _SIDE_STREAMS.streams[device] = stream
+        stream.wait_event(point)
+        free.append(point)  # (the wait took the point's state: the event may be recorded again)
+        return stream
+
+    return side
 
 
 def _read_async(cp: Any, values: Any, count: int) -> Callable[[], np.ndarray]:
