@@ -56,10 +56,12 @@ def _as_operand(x: Any, name: str):
     return x
 
 
+@lru_cache(maxsize=256)
 def result_dtype(a_dtype: Any, b_dtype: Any) -> np.dtype:
     """The dtype of ``ozfft.matmul(a, b)``: numpy's ``result_type`` when that is a
     floating dtype (so float32 @ int8 is float32, float32 @ int64 float64, exactly as
-    numpy), else float64 (bool and integer operands only: ozfft computes in floats)."""
+    numpy), else float64 (bool and integer operands only: ozfft computes in floats).
+    Kept per pair of dtypes (a call's hot path)."""
     out = np.result_type(a_dtype, b_dtype)
     return np.dtype(np.float64) if out.kind in "biu" else out
 

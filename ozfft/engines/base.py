@@ -13,6 +13,7 @@ from __future__ import annotations
 import abc
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import cache
 from typing import Any, ClassVar
 
 from .. import config
@@ -409,11 +410,18 @@ def parse_compute_capability(text: str) -> tuple[int, int]:
 
 
 def compute_capability(device_id: int | None = None) -> tuple[int, int]:
-    """``(major, minor)`` of a CUDA device (default: cupy's current one)."""
+    """``(major, minor)`` of a CUDA device (default: cupy's current one; read once per
+    device: every default ``matmul`` call asks)."""
     import cupy
 
-    device = cupy.cuda.Device(device_id) if device_id is not None else cupy.cuda.Device()
-    return parse_compute_capability(device.compute_capability)
+    return _capability_of(cupy.cuda.runtime.getDevice() if device_id is None else device_id)
+
+
+@cache
+def _capability_of(device_id: int) -> tuple[int, int]:
+    import cupy
+
+    return parse_compute_capability(cupy.cuda.Device(device_id).compute_capability)
 
 
 # -- Phase A by device: "int8", "fp8" or "auto" (resolved in engines/select.py) ------

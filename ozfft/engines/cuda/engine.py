@@ -1106,7 +1106,6 @@ class CudaEngine(Engine):
         b = _rows_of_transposed(a, bt) if stats is None else None  # B, read in place
         stage = 0
         if b is not None:  # the rows kernel writes Bt's rows from its staged columns of B
-            bt = self._alloc("a transposed operand", bt.shape, bt.dtype, bt.nbytes)
             stage = _probe_stage_bytes(k, 2 if is_complex else 1)
         elif not bt.flags.c_contiguous:
             bt = self.prepare_operand(bt)
@@ -1114,10 +1113,18 @@ class CudaEngine(Engine):
         width = size * (2 if is_complex else 1)
         # one allocation, in 8-byte words: the state (int64, OZ_PROBE_OUT + tiles), scale
         # (double, tiles), q and the shifts (int32, batch (m + n) each), the tile minima
-        # (uint32, tiles x width)
+        # (uint32, tiles x width); then, where B is read in place, Bt's rows (256-byte
+        # aligned), which the product reads
         rows = batch * (m + n)
         words = _PROBE_OUT + 2 * tiles + rows + -(-tiles * width // 2)
-        state = cp.empty(words, cp.int64)  # (its head is what the read takes)
+        if b is None:
+            state = cp.empty(words, cp.int64)  # (its head is what the read takes)
+        else:
+            words = -(-words // 32) * 32
+            state = self._alloc(
+                "a transposed operand", (words + bt.nbytes // 8,), cp.int64, 8 * words + bt.nbytes
+            )
+            bt = cp.ndarray(bt.shape, bt.dtype, state.data + 8 * words)
         scale = state.data.ptr + 8 * (_PROBE_OUT + tiles)
         q = scale + 8 * tiles
         minima = q + 8 * rows
