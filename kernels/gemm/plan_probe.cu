@@ -1,6 +1,6 @@
 // The accuracy plan's first test (ozfft/scheme/gemm.py, _Pairing.tiled and
 // _Planner._single_deficits at the default moduli count; docs/numerics.md, "The accuracy
-// guarantee of matmul") in four launches, where the staged decision takes ~100 small ones.
+// guarantee of matmul") in three launches, where the staged decision takes ~100 small ones.
 // The same integers as that path, so the same plan:
 //
 //   (the host zeroes the state's head)
@@ -29,7 +29,8 @@
 // of Bt, [5] max E of A (the maxima with their sign bit flipped: OZ_PROBE_MAX_BIAS), [6..9]
 // NaN and Inf counts of A, then of Bt (OZ_PROBE_OUT values, zeroed by the host before the
 // rows), then rmin (items x ceil(m / 4)) and cmin (items x ceil(n / 4)), the bits of doubles,
-// set to +inf by the rows kernel (each tile's by the block of its rows). q (int32): q_off of A's rows (items x m), then of Bt's (items x n);
+// set to +inf by the rows kernel (each tile's by the block of its rows).
+// q (int32): q_off of A's rows (items x m), then of Bt's (items x n);
 // shifts (int32, null: not written): sigma of the same rows, the shifts the fast-mode
 // product on `budget` scales them by (gemm/small_product.cu reads them).
 // tiles (uint32): the tile minima, items x ceil(m / 4) x width for A, then Bt's; scale

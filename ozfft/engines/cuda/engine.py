@@ -21,7 +21,8 @@ from __future__ import annotations
 
 import math
 import threading
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -1086,7 +1087,9 @@ class CudaEngine(Engine):
         The memset and the rows are queued here; the pairs, the deficits and the read at
         the first wait on the returned probe, on a side stream that starts after the rows
         (:func:`_fork_point`): a product queued in between on this stream (reading the
-        shifts and Bt's rows) starts right after the rows and runs beside the test."""
+        shifts and Bt's rows) starts right after the rows and runs beside the test. (So the
+        profiling phase ``guarantee``, timed on the side stream, overlaps the product's
+        ``fused``: their sum may exceed the call's time.)"""
         cp = self._cp
         is_complex = a.dtype.kind == "c"
         k = a.shape[-1]
@@ -1571,25 +1574,33 @@ class _SideStreams(threading.local):
 _SIDE_STREAMS = _SideStreams()
 
 
-def _fork_point(cp: Any) -> Callable[[], Any]:
+def _fork_point(cp: Any) -> Callable[[], AbstractContextManager]:
     """The work queued on the current stream so far, as a point later work may start from
-    on a side stream: returns ``side()``, which makes the thread's side stream wait for that
-    point and returns it (``with side(): ...``). Work queued on the current stream after the
-    fork point does not delay the side stream's, nor the other way round; whoever queues
-    side work waits for it (or joins it back) before freeing what it reads."""
+    on a side stream: returns ``side``, whose ``with side(): ...`` runs its body on the
+    fork's device with the thread's side stream current, that stream waiting for the point
+    first. Work queued on the current stream after the fork point does not delay the side
+    stream's, nor the other way round; whoever queues side work waits for it before freeing
+    what it reads. A body that raises waits for what it queued before the error goes on."""
     device = cp.cuda.runtime.getDevice()
     free = _SIDE_STREAMS.events.setdefault(device, [])
     point = free.pop() if free else cp.cuda.Event(disable_timing=True)
     point.record(cp.cuda.get_current_stream())
 
-    def side() -> Any:
-        stream = _SIDE_STREAMS.streams.get(device)
-        if stream is None:  # (CUDA clamps a priority past the device's range to its end)
-            stream = cp.cuda.Stream(non_blocking=True, priority=_HIGHEST_PRIORITY)
-            _SIDE_STREAMS.streams[device] = stream
-        stream.wait_event(point)
+    @contextmanager
+    def side() -> Iterator[Any]:
+        with cp.cuda.Device(device):
+            stream = _SIDE_STREAMS.streams.get(device)
+            if stream is None:  # (CUDA clamps a priority past the device's range to its end)
+                stream = cp.cuda.Stream(non_blocking=True, priority=_HIGHEST_PRIORITY)
+                _SIDE_STREAMS.streams[device] = stream
+            stream.wait_event(point)
+            try:
+                with stream:
+                    yield stream
+            except BaseException:
+                stream.synchronize()  # (nothing it reads is freed under it)
+                raise
         free.append(point)  # (the wait took the point's state: the event may be recorded again)
-        return stream
 
     return side
 
