@@ -240,7 +240,8 @@ def test_the_deferred_test_waits_for_the_rows_on_a_users_stream(rng):
     (the staged decision's deficits); a default call there, whose product is queued before
     the wait, gives the NumPy engine's bits. (A first probe, waited for before the work is
     queued, builds the kernels and the side stream, so that the host reaches the wait while
-    the rows are still queued.)"""
+    the rows are still queued; it runs on other magnitudes, so that the memory the second
+    probe may be given back holds another probe's answer, not this one's.)"""
     numpy_engine, cuda_engine = _engines()
     batch, m, k, n = 200, 64, 64, 64
     a = _data(rng, "phi", (batch, m, k), np.complex128)  # (the probe proves the default
@@ -253,7 +254,9 @@ def test_the_deferred_test_waits_for_the_rows_on_a_users_stream(rng):
     stream = cp.cuda.Stream(non_blocking=True)
     with stream:
         da, db = cp.asarray(a), cp.asarray(b)
-        assert cuda_engine.tiled_plan_probe(da, db.swapaxes(-1, -2), **kwargs)() == want
+        other = (da * 2.0**40, (db * 2.0**-30).swapaxes(-1, -2))  # (B read in place, too)
+        first = cuda_engine.tiled_plan_probe(*other, **kwargs)
+        assert first().maxima != want.maxima
         busy = cp.ones((4096, 4096))
         stream.synchronize()
         for _ in range(4):  # ~10 ms of work ahead of the probe's rows on this stream
