@@ -1114,19 +1114,17 @@ class CudaEngine(Engine):
             bt = self.prepare_operand(bt)
         tiles = batch * (-(-m // tile) + -(-n // tile))
         width = size * (2 if is_complex else 1)
-        # one allocation, in 8-byte words: the state (int64, OZ_PROBE_OUT + tiles), scale
-        # (double, tiles), q and the shifts (int32, batch (m + n) each), the tile minima
-        # (uint32, tiles x width); then, where B is read in place, Bt's rows (256-byte
-        # aligned), which the product reads
+        # one allocation, in 8-byte words: the state (int64, OZ_PROBE_OUT + tiles; its head
+        # is what the read takes), scale (double, tiles), q and the shifts (int32, batch (m +
+        # n) each), the tile minima (uint32, tiles x width); then, where B is read in place,
+        # Bt's rows (256-byte aligned), which the product reads
         rows = batch * (m + n)
-        words = _PROBE_OUT + 2 * tiles + rows + -(-tiles * width // 2)
-        if b is None:
-            state = cp.empty(words, cp.int64)  # (its head is what the read takes)
-        else:
-            words = -(-words // 32) * 32
-            state = self._alloc(
-                "a transposed operand", (words + bt.nbytes // 8,), cp.int64, 8 * words + bt.nbytes
-            )
+        words = -(-(_PROBE_OUT + 2 * tiles + rows + -(-tiles * width // 2)) // 32) * 32
+        rows_bytes = 0 if b is None else bt.nbytes
+        state = self._alloc(
+            "the plan probe's state", (words + rows_bytes // 8,), cp.int64, 8 * words + rows_bytes
+        )
+        if b is not None:
             bt = cp.ndarray(bt.shape, bt.dtype, state.data + 8 * words)
         scale = state.data.ptr + 8 * (_PROBE_OUT + tiles)
         q = scale + 8 * tiles
@@ -1545,33 +1543,23 @@ def _counts_check(cp: Any, counts: Any, *operands: str) -> Callable[[], None]:
 _READ_BYTES = 128
 
 
-class _ReadSlots(threading.local):
-    """Page-locked buffers and events for :func:`_read_async`, kept per thread and device
-    (events belong to a device) and reused once read (new ones cost ~10 µs of host time
-    per call)."""
+class _Kept(threading.local):
+    """What the engine keeps per thread and device (events belong to a device; new ones,
+    and page-locked buffers, cost ~10 µs of host time per call): :func:`_read_async`'s
+    page-locked buffers and events, reused once read; :func:`_fork_point`'s events and
+    the side stream (of the device's highest priority, so that its short kernels take SMs
+    as the main stream's blocks retire)."""
 
     def __init__(self) -> None:
-        self.free: dict[int, list[tuple[np.ndarray, int, Any]]] = {}
+        self.reads: dict[int, list[tuple[np.ndarray, int, Any]]] = {}
+        self.fork_events: dict[int, list[Any]] = {}
+        self.side_streams: dict[int, Any] = {}
 
 
-_READ_SLOTS = _ReadSlots()
-
+_KEPT = _Kept()
 
 #: a stream priority past every device's range (lower numbers are higher priorities)
 _HIGHEST_PRIORITY = -(1 << 16)
-
-
-class _SideStreams(threading.local):
-    """A side stream per thread and device (of the device's highest priority, so that its
-    short kernels take SMs as the main stream's blocks retire), and kept events (new ones
-    cost ~10 µs of host time)."""
-
-    def __init__(self) -> None:
-        self.streams: dict[int, Any] = {}
-        self.events: dict[int, list[Any]] = {}
-
-
-_SIDE_STREAMS = _SideStreams()
 
 
 def _fork_point(cp: Any) -> Callable[[], AbstractContextManager]:
@@ -1582,17 +1570,17 @@ def _fork_point(cp: Any) -> Callable[[], AbstractContextManager]:
     stream's, nor the other way round; whoever queues side work waits for it before freeing
     what it reads. A body that raises waits for what it queued before the error goes on."""
     device = cp.cuda.runtime.getDevice()
-    free = _SIDE_STREAMS.events.setdefault(device, [])
+    free = _KEPT.fork_events.setdefault(device, [])
     point = free.pop() if free else cp.cuda.Event(disable_timing=True)
     point.record(cp.cuda.get_current_stream())
 
     @contextmanager
     def side() -> Iterator[Any]:
         with cp.cuda.Device(device):
-            stream = _SIDE_STREAMS.streams.get(device)
+            stream = _KEPT.side_streams.get(device)
             if stream is None:  # (CUDA clamps a priority past the device's range to its end)
                 stream = cp.cuda.Stream(non_blocking=True, priority=_HIGHEST_PRIORITY)
-                _SIDE_STREAMS.streams[device] = stream
+                _KEPT.side_streams[device] = stream
             stream.wait_event(point)
             try:
                 with stream:
@@ -1609,11 +1597,11 @@ def _read_async(cp: Any, values: Any, count: int) -> Callable[[], np.ndarray]:
     """The first ``count`` values of a device array, copied asynchronously into page-locked
     memory with an event behind the copy: the returned function waits for that event (the
     kernels queued before it), not for work queued since, and returns the host values (a
-    copy: the page-locked buffer goes back to the thread's slots)."""
+    copy: the page-locked buffer goes back to the thread's kept ones)."""
     import cupyx
 
     nbytes = count * values.dtype.itemsize
-    free = _READ_SLOTS.free.setdefault(cp.cuda.runtime.getDevice(), [])
+    free = _KEPT.reads.setdefault(cp.cuda.runtime.getDevice(), [])
     if free and nbytes <= _READ_BYTES:
         slot = free.pop()
     else:
