@@ -313,3 +313,36 @@ def test_slices_are_the_residues_bits(kw, shape, dtype, rng, monkeypatch):
     assert "fused" in prof.ms and not used
     np.testing.assert_array_equal(got, residues)
     np.testing.assert_array_equal(got, ozfft.matmul(a, b, **kw))
+
+
+@pytest.mark.parametrize("per_block", [2, 3])
+@pytest.mark.parametrize("shape", [(5, 64, 64, 64), (3, 130, 64, 70), (2, 64, 64, 160),
+                                   (4, 37, 50, 29), (3, 64, 33, 97)])  # fmt: skip
+@pytest.mark.parametrize("dtype", [np.complex64, np.complex128])
+def test_complex_slices_several_column_tiles_a_block(per_block, shape, dtype, rng, monkeypatch):
+    """The complex slices kernel with a block taking several column tiles (A's slices, shifts
+    and row sums formed once, each tile's B and rounding in turn; the default where a stack
+    has blocks to spare, forced here on small stacks): the NumPy engine's bits for the
+    default plan (the probe's shifts), explicit moduli (shifts formed in the kernel, 8 and 9
+    digits), whole and partial tiles, and A's NaN and Inf counted once."""
+    from ozfft.engines.cuda import engine as cuda_engine_module
+
+    taken = []
+    monkeypatch.setattr(
+        cuda_engine_module,
+        "_complex_tiles_per_block",
+        lambda *args: taken.append(args) or per_block,
+    )
+    batch, m, k, n = shape
+    a = phi_matrix(rng, (batch, m, k), 1.0, dtype)
+    b = phi_matrix(rng, (batch, k, n), 1.0, dtype)
+    for kw in ({}, {"moduli": 14}, {"moduli": 18}):
+        got, prof = _gpu_call(a, b, **kw)
+        assert "fused" in prof.ms
+        np.testing.assert_array_equal(got, ozfft.matmul(a, b, **kw))
+    assert taken and all(args[2] == -(-n // 32) for args in taken)
+    a[batch - 1, m - 1, 0] = np.inf
+    a[0, 0, k - 1] = np.nan
+    with pytest.raises(ozfft.NonFiniteInputError) as info:
+        ozfft.matmul(cp.asarray(a), cp.asarray(b), moduli=14)
+    assert (info.value.operand, info.value.count) == ("a", 2)

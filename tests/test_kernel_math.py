@@ -530,8 +530,14 @@ def test_small_product_geometry_matches_kernel_source():
     assert constants.SMALL_COMPLEX_SLICE_THREADS == define("OZ_SP_CTHREADS")
     assert define("OZ_SP_CTHREADS") == 32 * define("OZ_SP_TILE") * columns // (16 * 16)
     assert define("OZ_SP_CB_FRAG") == 2 * 8 * 32  # Br and Bi: 8 bytes each, 32 lanes
-    # Ar, Ai (64 rows), Br, Bi (columns rows), one byte per digit of k
-    assert constants.SMALL_COMPLEX_SLICE_BYTES == 2 * (64 + columns) * define("OZ_SP_K")
+    # Ar, Ai (64 rows) per slice, then Br, Bi (columns rows), one byte per digit of k;
+    # B's region holds a staged 64 x columns tile of outputs
+    assert "#define OZ_SP_CA_SLICE (2 * OZ_SP_A_PLANE)" in src
+    k = define("OZ_SP_K")
+    for slices, itemsize in ((8, 16), (9, 16), (6, 16), (8, 8), (3, 8)):
+        assert constants.small_complex_slice_shared(slices, itemsize) == (
+            slices * 2 * 64 * k + max(slices * 2 * columns * k, 64 * columns * itemsize)
+        )
 
 
 def test_small_product_slices_hold_the_fast_mode_bound():

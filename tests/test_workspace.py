@@ -108,3 +108,15 @@ def test_small_product_chunks():
         chunk, smem = small_product_chunk(count, planes, per_block)
         assert smem <= per_block and 1 <= chunk <= count
     assert small_product_chunk(20, 2, 160 * 1024) is None  # the sums alone fill it
+
+
+def test_complex_tiles_per_block_keeps_two_waves():
+    """The complex slices kernel takes two column tiles a block only where the launch keeps
+    at least two blocks per SM."""
+    from ozfft.engines.cuda.engine import _complex_tiles_per_block
+
+    assert _complex_tiles_per_block(1000, 1, 2, 132) == 2  # 1000 blocks for 264 slots
+    assert _complex_tiles_per_block(500, 1, 2, 132) == 1  # 500 blocks: fewer than two waves
+    assert _complex_tiles_per_block(264, 2, 4, 132) == 2
+    assert _complex_tiles_per_block(1000, 1, 3, 132) == 1  # an odd tile would wait alone
+    assert _complex_tiles_per_block(5, 1, 2, 132) == 1

@@ -123,18 +123,21 @@ struct OzSpRows {
     __device__ __forceinline__ const double* ptr(int r) const { return x + index(r) * row_len; }
 };
 
-// A block's A rows (row tile blockIdx.y) and Bt rows (column tile blockIdx.x, `columns`
-// wide), rows of row_len doubles, of the items from blockIdx.z << (6 - span_shift).
+// A block's A rows (row tile blockIdx.y) and Bt rows (column tile col_tile, by default
+// blockIdx.x, `columns` wide), rows of row_len doubles, of the items from blockIdx.z << (6 -
+// span_shift).
 struct OzSpBlockRows {
     OzSpRows a, b;
 };
 __device__ __forceinline__ OzSpBlockRows oz_sp_block_rows(const double* a, const double* bt,
                                                           long long m, long long n,
                                                           long long row_len, long long items,
-                                                          int span_shift, int columns) {
+                                                          int span_shift, int columns,
+                                                          long long col_tile = -1) {
     const long long item0 = (long long)blockIdx.z << (6 - span_shift);
+    if (col_tile < 0) col_tile = blockIdx.x;
     return {{a, m, (long long)blockIdx.y * OZ_SP_TILE, item0, items, row_len, span_shift},
-            {bt, n, (long long)blockIdx.x * columns, item0, items, row_len, span_shift}};
+            {bt, n, col_tile * columns, item0, items, row_len, span_shift}};
 }
 
 // The residues of moduli chunk * OZ_SP_CHUNK .. of the block's A rows (a tile of 64 rows
@@ -209,17 +212,18 @@ __device__ __forceinline__ void oz_sp_row_shifts(const double* const (&rows)[R],
 }
 #endif
 
-// The shifts of the block's 64 A rows and b_rows Bt rows into shift[0 .. 64) and [64 ..
-// 64 + b_rows) (zero for padding rows): read, or with OZ_SP_SHIFTS computed here (the
-// fast-mode rule for `budget`; the blocks of the first column tile count A's NaN and Inf
-// entries into counts[0], counts[1], those of the first row tile Bt's into counts[2],
-// counts[3]).
+// The shifts of the block's 64 A rows (unless not with_a) and b_rows Bt rows into shift[0 ..
+// 64) and [64 .. 64 + b_rows) (zero for padding rows): read, or with OZ_SP_SHIFTS computed here (the
+// fast-mode rule for `budget`; the blocks of the first column tile (count_a) count A's NaN
+// and Inf entries into counts[0], counts[1], those of the first row tile Bt's into
+// counts[2], counts[3]).
 template <int planes, int b_rows = OZ_SP_TILE>
 __device__ __forceinline__ void oz_sp_shifts(int* shift, const OzSpRows& rows_a,
                                              const OzSpRows& rows_b, long long k,
                                              const int* __restrict__ shift_a,
                                              const int* __restrict__ shift_b, int budget,
-                                             unsigned long long* __restrict__ counts) {
+                                             unsigned long long* __restrict__ counts,
+                                             bool count_a = blockIdx.x == 0, bool with_a = true) {
 #ifdef OZ_SP_SHIFTS
     (void)shift_a;
     (void)shift_b;
@@ -229,7 +233,8 @@ __device__ __forceinline__ void oz_sp_shifts(int* shift, const OzSpRows& rows_a,
     const int width = (int)(k * planes);
     unsigned nans[2] = {0u, 0u}, infs[2] = {0u, 0u};
     static_assert(b_rows % R == 0, "a batch of rows is all A or all Bt");
-    for (int v0 = warp * R; v0 < OZ_SP_TILE + b_rows; v0 += warps * R) {
+    for (int v0 = (with_a ? 0 : OZ_SP_TILE) + warp * R; v0 < OZ_SP_TILE + b_rows;
+         v0 += warps * R) {
         const bool is_b = v0 >= OZ_SP_TILE;  // R divides 64: a batch is all A or all Bt
         const double* rows[R];
 #pragma unroll
@@ -244,7 +249,7 @@ __device__ __forceinline__ void oz_sp_shifts(int* shift, const OzSpRows& rows_a,
         unsigned nn = 0u, ii = 0u;
         oz_sp_row_shifts<R, V>(rows, width, budget, shift + v0, nn, ii);
         // each entry counted once: A in the first column tile, Bt in the first row tile
-        if ((is_b ? blockIdx.y : blockIdx.x) == 0) {
+        if (is_b ? blockIdx.y == 0 : count_a) {
             nans[is_b] += nn;
             infs[is_b] += ii;
         }
@@ -258,7 +263,9 @@ __device__ __forceinline__ void oz_sp_shifts(int* shift, const OzSpRows& rows_a,
     (void)k;
     (void)budget;
     (void)counts;
-    for (int v = threadIdx.x; v < OZ_SP_TILE + b_rows; v += blockDim.x) {
+    (void)count_a;
+    for (int v = (with_a ? 0 : OZ_SP_TILE) + threadIdx.x; v < OZ_SP_TILE + b_rows;
+         v += blockDim.x) {
         const int t = v % OZ_SP_TILE;
         if (v >= OZ_SP_TILE) {
             shift[v] = rows_b.valid(t) ? shift_b[rows_b.index(t)] : 0;
@@ -575,7 +582,11 @@ extern "C" __global__ void __launch_bounds__(512, 1)
 #define OZ_SP_CTHREADS 256                              // threads of a block: 8 warps
 #define OZ_SP_CB_FRAG 512                               // Br and Bi fragments, 16 bytes a lane
 #define OZ_SP_CB_PLANE ((OZ_SP_CTILE_N / 8) * OZ_SP_KSTEPS * OZ_SP_CB_FRAG)
-#define OZ_SP_CSLICE_BYTES (2 * OZ_SP_A_PLANE + OZ_SP_CB_PLANE)
+// Shared memory: A's slices (Ar and Ai planes, OZ_SP_CA_SLICE bytes a slice), then B's (Br
+// and Bi side by side, OZ_SP_CB_PLANE a slice): A's stay while the block's column tiles
+// take their turns in B's region, which also stages each rounded tile.
+#define OZ_SP_CA_SLICE (2 * OZ_SP_A_PLANE)
+#define OZ_SP_CB_REGION (OZ_SP_SLICES * OZ_SP_CA_SLICE)  // B's first slice
 #define OZ_SP_CWORDS OZ_CARRY_WORDS(OZ_SP_DIAGONALS)    // words of an output's bytes
 static_assert(OZ_SP_SLICES <= 9, "the digits of a two-word integer below 2**71");
 static_assert(2LL * OZ_SP_SLICES * OZ_SP_K * 128 * 128 + OZ_SP_SLICES * OZ_SP_K * 128 +
@@ -622,16 +633,17 @@ __device__ __forceinline__ void oz_sp_store_complex_quad(char* smem, int r, int 
     if (is_b) {
         const int ks = h0 / 32, kk = h0 % 32;
         const int lane = (r % 8) * 4 + (kk % 16) / 4, reg = kk / 16;
-        off[0] = 2 * OZ_SP_A_PLANE + ((r / 8) * OZ_SP_KSTEPS + ks) * OZ_SP_CB_FRAG + lane * 16 +
+        off[0] = OZ_SP_CB_REGION + ((r / 8) * OZ_SP_KSTEPS + ks) * OZ_SP_CB_FRAG + lane * 16 +
                  reg * 4;
         off[1] = off[0] + 8;
     } else {
         off[0] = oz_sp_a_offset(r, h0);
         off[1] = off[0] + OZ_SP_A_PLANE;
     }
+    constexpr int stride = is_b ? OZ_SP_CB_PLANE : OZ_SP_CA_SLICE;  // between slices
 #pragma unroll
     for (int s = 0; s < OZ_SP_SLICES; ++s) {
-        char* slice = smem + s * OZ_SP_CSLICE_BYTES;
+        char* slice = smem + s * stride;
         *reinterpret_cast<int*>(slice + off[0]) = oz_slice_of_four(re, s);
         *reinterpret_cast<int*>(slice + off[1]) = oz_slice_of_four(im, s);
     }
@@ -758,7 +770,7 @@ __device__ __forceinline__ void oz_sp_ai_row_sums(int (&rows)[OZ_SP_DIAGONALS][O
     int sum[OZ_SP_SLICES];
 #pragma unroll
     for (int s = 0; s < OZ_SP_SLICES; ++s) {
-        const char* ai = smem + s * OZ_SP_CSLICE_BYTES + OZ_SP_A_PLANE;
+        const char* ai = smem + s * OZ_SP_CA_SLICE + OZ_SP_A_PLANE;
         int acc = 0;
 #pragma unroll
         for (int u = 0; u < OZ_SP_QUADS / 4; ++u)
@@ -800,24 +812,25 @@ __device__ __forceinline__ O oz_sp_round_output(const oz_u32 (&re_bytes)[OZ_SP_C
     return v;
 }
 
-// Whether the rounded 64 x 32 tile fits the slices' shared memory (rows padded by one
-// output, so that the stores of a fragment's rows fall in different banks).
-#define OZ_SP_STAGED_OUT \
-    (OZ_SP_SLICES * OZ_SP_CSLICE_BYTES >= OZ_SP_TILE * (OZ_SP_CTILE_N + 1) * sizeof(oz_out_complex))
-static_assert(OZ_SP_DIAGONALS <= 8 || OZ_SP_STAGED_OUT, "tiles whose words park are staged");
+// The rounded 64 x 32 tile is staged in B's region (the host sizes the shared memory so
+// that it fits: SMALL_COMPLEX_SLICE_SHARED in ozfft/engines/cuda/constants.py), column c
+// of row r at c ^ (r % 8): the stores of a fragment's 8 rows and 4 column pairs then fall
+// in every 16-byte bank group alike, and a row stays one 512-byte line.
+__device__ __forceinline__ int oz_sp_staged_at(int r, int c) {
+    return r * OZ_SP_CTILE_N + (c ^ (r % 8));
+}
 
 // The rounding of a whole tile (every row and column exists; its first output at tile, rows
 // n apart): each thread's 8 outputs (parked words read back from their slots) rounded into
-// the slices' shared memory, free once every warp is done with its products, then written
-// out a row per warp (coalesced, not 16 bytes at 32).
+// B's region of the shared memory, free once every warp is done with its products, then
+// written out a row per warp (coalesced, not 16 bytes at 32).
 template <typename O>
 __device__ __forceinline__ void oz_sp_round_staged(O* __restrict__ tile, long long n, char* smem,
                                                    const int* shift, const int (&re)[2][4],
                                                    const int (&im)[2][4],
                                                    oz_u32 (&re_bytes)[2][4][OZ_SP_CWORDS],
                                                    oz_u32 (&im_bytes)[2][4][OZ_SP_CWORDS]) {
-    constexpr int stride = OZ_SP_CTILE_N + 1;  // a staged row
-    O* staged = reinterpret_cast<O*>(smem);
+    O* staged = reinterpret_cast<O*>(smem + OZ_SP_CB_REGION);
     const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
     const int mt = warp / 2, nt0 = 2 * (warp % 2), g = lane / 4, q = lane % 4;
     // every parked word read back first: one round trip to memory, not one per output
@@ -835,45 +848,27 @@ __device__ __forceinline__ void oz_sp_round_staged(O* __restrict__ tile, long lo
 #pragma unroll
         for (int e = 0; e < 4; ++e) {
             const int tr = oz_sp_cell_row(mt, g, e), tc = oz_sp_cell_col(nt0, q, u, e);
-            staged[tr * stride + tc] = oz_sp_round_output<O>(
+            staged[oz_sp_staged_at(tr, tc)] = oz_sp_round_output<O>(
                 re_bytes[u][e], im_bytes[u][e], re[u][e], im[u][e],
                 -(shift[tr] + shift[OZ_SP_TILE + tc]));
         }
     __syncthreads();  // every parked word is read back: the tile is written now
 #pragma unroll
     for (int r = warp; r < OZ_SP_TILE; r += OZ_SP_CTHREADS / 32)
-        tile[r * n + lane] = staged[r * stride + lane];
+        tile[r * n + lane] = staged[oz_sp_staged_at(r, lane)];
 }
 
-// The complex slices kernel for one block: output rows 64 blockIdx.y .., complex columns
-// 32 blockIdx.x .., item blockIdx.z (arguments as oz_small_product_body, Gaussian; one item
-// per block).
+// The products and the rounding of one 64 x 32 complex tile of item `item` (its A rows and
+// Bt rows; their slices, shifts and Ai's row sums in shared memory).
 template <typename O>
-__device__ __forceinline__ void oz_complex_slices_body(const double* __restrict__ a,
-                                                       const double* __restrict__ bt,
-                                                       long long m, long long n, long long k,
-                                                       const int* __restrict__ shift_a,
-                                                       const int* __restrict__ shift_b,
-                                                       int budget,
-                                                       unsigned long long* __restrict__ counts,
-                                                       O* __restrict__ out) {
-    extern __shared__ __align__(16) char smem[];
-    __shared__ int shift[2 * OZ_SP_TILE];  // the block's A rows, then its Bt rows
-    __shared__ int ai_rows[OZ_SP_DIAGONALS][OZ_SP_TILE];
-    const long long item = blockIdx.z;
-    const OzSpBlockRows rows = oz_sp_block_rows(a, bt, m, n, 2 * k, 1, 6, OZ_SP_CTILE_N);
-    const OzSpRows &rows_a = rows.a, &rows_b = rows.b;
-    oz_sp_shifts<2, OZ_SP_CTILE_N>(shift, rows_a, rows_b, k, shift_a, shift_b, budget, counts);
-    oz_sp_fill_complex_slices<false>(smem, rows_a, k, shift);
-    oz_sp_fill_complex_slices<true>(smem, rows_b, k, shift + OZ_SP_TILE);
-    __syncthreads();
-    oz_sp_ai_row_sums(ai_rows, smem);
-    __syncthreads();
-
+__device__ __forceinline__ void oz_complex_slices_tile(
+    const OzSpRows& rows_a, const OzSpRows& rows_b, long long item, long long m, long long n,
+    char* smem, const int* shift, const int (&ai_rows)[OZ_SP_DIAGONALS][OZ_SP_TILE],
+    O* __restrict__ out) {
     const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
     const int mt = warp / 2, nt0 = 2 * (warp % 2), g = lane / 4, q = lane % 4;
     const char* frag_a = smem + mt * OZ_SP_KSTEPS * OZ_SP_A_FRAG + lane * 16;
-    const char* frag_b = smem + 2 * OZ_SP_A_PLANE + nt0 * OZ_SP_KSTEPS * OZ_SP_CB_FRAG + lane * 16;
+    const char* frag_b = smem + OZ_SP_CB_REGION + nt0 * OZ_SP_KSTEPS * OZ_SP_CB_FRAG + lane * 16;
     // C fragment element e of column tile u (oz_sp_cell_row, oz_sp_cell_col): its Re and
     // Im sums (the carry of the diagonals before plus this one's products) and their bytes
     // so far; its place in out (-1: a padding output)
@@ -909,11 +904,11 @@ __device__ __forceinline__ void oz_complex_slices_body(const double* __restrict_
 #pragma unroll
             for (int e = 0; e < 4; ++e) re1[u][e] = im1[u][e] = 0;
         uint4 fb[2][OZ_SP_KSTEPS];  // B's slice d + 1 - s
-        if (next && lo1 == 0) oz_sp_complex_b_frags(fb, frag_b + (d + 1) * OZ_SP_CSLICE_BYTES);
+        if (next && lo1 == 0) oz_sp_complex_b_frags(fb, frag_b + (d + 1) * OZ_SP_CB_PLANE);
 #pragma unroll 1
         for (int s = lo0; s <= hi1; ++s) {
             uint4 ar[OZ_SP_KSTEPS], ai[OZ_SP_KSTEPS];
-            const char* pa = frag_a + s * OZ_SP_CSLICE_BYTES;
+            const char* pa = frag_a + s * OZ_SP_CA_SLICE;
 #pragma unroll
             for (int ks = 0; ks < OZ_SP_KSTEPS; ++ks) {
                 ar[ks] = *reinterpret_cast<const uint4*>(pa + ks * OZ_SP_A_FRAG);
@@ -921,7 +916,7 @@ __device__ __forceinline__ void oz_complex_slices_body(const double* __restrict_
             }
             if (next && s >= lo1) oz_sp_complex_pair(re1, im1, ar, ai, fb);
             if (s <= hi0) {
-                oz_sp_complex_b_frags(fb, frag_b + (d - s) * OZ_SP_CSLICE_BYTES);
+                oz_sp_complex_b_frags(fb, frag_b + (d - s) * OZ_SP_CB_PLANE);
                 oz_sp_complex_pair(re, im, ar, ai, fb);
             }
         }
@@ -961,12 +956,11 @@ __device__ __forceinline__ void oz_complex_slices_body(const double* __restrict_
         }
     }
 
-    if (OZ_SP_STAGED_OUT && whole) {
+    if (whole) {
         oz_sp_round_staged(tile, n, smem, shift, re, im, re_bytes, im_bytes);
         return;
     }
-    // the rounding of each output (a partial tile's, or a whole one's without the shared
-    // memory to stage it, whose words never park)
+    // the rounding of each output of a partial tile
 #pragma unroll
     for (int u = 0; u < 2; ++u)
 #pragma unroll
@@ -978,6 +972,41 @@ __device__ __forceinline__ void oz_complex_slices_body(const double* __restrict_
             out[at] = oz_sp_round_output<O>(re_bytes[u][e], im_bytes[u][e], re[u][e], im[u][e],
                                             -(shift[tr] + shift[OZ_SP_TILE + tc]));
         }
+}
+
+// The complex slices kernel for one block: output rows 64 blockIdx.y .., complex column
+// tiles of 32 from blockIdx.x, gridDim.x apart, item blockIdx.z (arguments as
+// oz_small_product_body, Gaussian; one item per block). A's slices, shifts and Ai's row
+// sums are formed once; each column tile fills B's region, then its products and rounding.
+template <typename O>
+__device__ __forceinline__ void oz_complex_slices_body(const double* __restrict__ a,
+                                                       const double* __restrict__ bt,
+                                                       long long m, long long n, long long k,
+                                                       const int* __restrict__ shift_a,
+                                                       const int* __restrict__ shift_b,
+                                                       int budget,
+                                                       unsigned long long* __restrict__ counts,
+                                                       O* __restrict__ out) {
+    extern __shared__ __align__(16) char smem[];
+    __shared__ int shift[2 * OZ_SP_TILE];  // the block's A rows, then its Bt rows
+    __shared__ int ai_rows[OZ_SP_DIAGONALS][OZ_SP_TILE];
+    const long long col_tiles = (n + OZ_SP_CTILE_N - 1) / OZ_SP_CTILE_N;
+    for (long long ct = blockIdx.x; ct < col_tiles; ct += gridDim.x) {
+        const bool first = ct == blockIdx.x;
+        const OzSpBlockRows rows = oz_sp_block_rows(a, bt, m, n, 2 * k, 1, 6, OZ_SP_CTILE_N, ct);
+        if (!first) __syncthreads();  // the last tile is out: B's region and shift are free
+        oz_sp_shifts<2, OZ_SP_CTILE_N>(shift, rows.a, rows.b, k, shift_a, shift_b, budget,
+                                       counts, ct == 0, first);
+        if (first) oz_sp_fill_complex_slices<false>(smem, rows.a, k, shift);
+        oz_sp_fill_complex_slices<true>(smem, rows.b, k, shift + OZ_SP_TILE);
+        __syncthreads();
+        if (first) {
+            oz_sp_ai_row_sums(ai_rows, smem);
+            __syncthreads();
+        }
+        oz_complex_slices_tile(rows.a, rows.b, (long long)blockIdx.z, m, n, smem, shift, ai_rows,
+                               out);
+    }
 }
 
 extern "C" __global__ void __launch_bounds__(OZ_SP_CTHREADS, 2)

@@ -31,9 +31,9 @@ __all__ = [
     "FP8_TILE_N",
     "NO_MACROS",
     "RAW_SUM_BITS",
-    "SMALL_COMPLEX_SLICE_BYTES",
     "SMALL_COMPLEX_SLICE_COLUMNS",
     "SMALL_COMPLEX_SLICE_THREADS",
+    "SMALL_COMPLEX_TILES_PER_BLOCK",
     "SMALL_PRODUCT_K",
     "SMALL_PRODUCT_STATIC_SHARED",
     "SMALL_PRODUCT_THREADS",
@@ -51,6 +51,7 @@ __all__ = [
     "raw_sums_fit",
     "rounding_macros",
     "scaling_macros",
+    "small_complex_slice_shared",
     "small_product_chunk",
     "small_product_macros",
 ]
@@ -377,9 +378,23 @@ SMALL_SLICE_THREADS = 512
 SMALL_COMPLEX_SLICE_THREADS = 256
 #: complex output columns of a block of the complex slices kernel (``OZ_SP_CTILE_N``)
 SMALL_COMPLEX_SLICE_COLUMNS = 32
-#: bytes of one slice of the complex slices kernel (``OZ_SP_CSLICE_BYTES``: the parts of
-#: the tile's 64 A rows and of its 32 Bt rows, ``SMALL_PRODUCT_K`` digits each)
-SMALL_COMPLEX_SLICE_BYTES = 2 * (SMALL_PRODUCT_TILE + SMALL_COMPLEX_SLICE_COLUMNS) * SMALL_PRODUCT_K
+#: the complex slices kernel's column tiles per block where a stack has blocks to spare: A's
+#: slices are formed once for both (``oz_complex_slices_body``)
+SMALL_COMPLEX_TILES_PER_BLOCK = 2
+
+
+def small_complex_slice_shared(slices: int, out_itemsize: int) -> int:
+    """Dynamic shared bytes of the complex slices kernel: its slices, A's region
+    (``OZ_SP_CA_SLICE`` a slice: the parts of the tile's 64 A rows, ``SMALL_PRODUCT_K``
+    digits each), then B's (``OZ_SP_CB_PLANE``: the parts of its 32 Bt rows), which is at
+    least one rounded 64 x 32 tile of ``out_itemsize``-byte outputs: it stages them
+    (``oz_sp_round_staged``)."""
+    a_region = slices * 2 * SMALL_PRODUCT_TILE * SMALL_PRODUCT_K
+    b_region = slices * 2 * SMALL_COMPLEX_SLICE_COLUMNS * SMALL_PRODUCT_K
+    staged = SMALL_PRODUCT_TILE * SMALL_COMPLEX_SLICE_COLUMNS * out_itemsize
+    return a_region + max(b_region, staged)
+
+
 #: the most digits of each kernel: a signed 64-bit integer (real), a two-word split of the
 #: scaled integer below 2**71 (complex)
 _MOST_SLICES = {1: 8, 2: 9}
