@@ -267,3 +267,24 @@ def test_the_deferred_test_waits_for_the_rows_on_a_users_stream(rng):
         got = ozfft.matmul(da, db)
         stream.synchronize()
     np.testing.assert_array_equal(cp.asnumpy(got), ozfft.matmul(a, b))
+
+
+def test_probe_out_of_memory_states_its_bytes(rng):
+    """Where the probe's one allocation (its state and, reading B in place, Bt's rows) does
+    not fit, the call raises DeviceMemoryError naming it and the bytes it needs: at least
+    Bt's rows, which it writes from B."""
+    a = cp.asarray(phi_matrix(rng, (200, 64, 64), 0.5, np.complex128))
+    b = cp.asarray(phi_matrix(rng, (200, 64, 64), 0.5, np.complex128))
+    ozfft.matmul(a, b)  # compiled outside the limit
+    pool = cp.get_default_memory_pool()
+    pool.free_all_blocks()
+    old = pool.get_limit()
+    pool.set_limit(size=pool.used_bytes() + b.nbytes // 2)  # less than Bt's rows
+    try:
+        with pytest.raises(ozfft.DeviceMemoryError, match=r"the plan probe's state needs \d+") as e:
+            ozfft.matmul(a, b)
+        assert e.value.needed_bytes >= b.nbytes
+    finally:
+        pool.set_limit(size=old)
+    want = ozfft.matmul(cp.asnumpy(a), cp.asnumpy(b))  # the limit restored: it runs again
+    np.testing.assert_array_equal(cp.asnumpy(ozfft.matmul(a, b)), want)
