@@ -813,7 +813,7 @@ __device__ __forceinline__ O oz_sp_round_output(const oz_u32 (&re_bytes)[OZ_SP_C
 }
 
 // The rounded 64 x 32 tile is staged in B's region (the host sizes the shared memory so
-// that it fits: SMALL_COMPLEX_SLICE_SHARED in ozfft/engines/cuda/constants.py), column c
+// that it fits: small_complex_slice_shared in ozfft/engines/cuda/constants.py), column c
 // of row r at c ^ (r % 8): the stores of a fragment's 8 rows and 4 column pairs then fall
 // in every 16-byte bank group alike, and a row stays one 512-byte line.
 __device__ __forceinline__ int oz_sp_staged_at(int r, int c) {

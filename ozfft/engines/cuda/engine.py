@@ -1032,8 +1032,8 @@ class CudaEngine(Engine):
         """:meth:`_small_product_kernel`'s value, built."""
         columns = SMALL_PRODUCT_TILE
         if slices and planes == 2:
-            out_itemsize = 8 if out_float else 16
-            chunk, smem = moduli.count, small_complex_slice_shared(slices, out_itemsize)
+            out = np.dtype(np.complex64 if out_float else np.complex128)
+            chunk, smem = moduli.count, small_complex_slice_shared(slices, out.itemsize)
             name, threads = "oz_small_product_slices_gaussian", SMALL_COMPLEX_SLICE_THREADS
             columns = SMALL_COMPLEX_SLICE_COLUMNS
         elif slices:
