@@ -24,6 +24,12 @@
 ``OZFFT_SLICES``       ``0`` makes the fused small product (real and complex operands)
                        use residues and the CRT where it would use exact base-256 slices
                        (default ``1``; same bits)
+``OZFFT_CUTLASS``      ``0`` keeps Phase A of the CUDA engine's staged products on
+                       cuBLAS with INT32 planes where it would run the CUTLASS kernel
+                       that stores each sum reduced mod p as a byte (Hopper, with
+                       CUTLASS's headers and nvcc present; default ``1``; same bits)
+``OZFFT_CUTLASS_DIR``  CUTLASS's ``include`` folder (default: the one of the
+                       ``nvidia-cutlass`` package, ``pip install 'ozfft[cutlass]'``)
 =====================  ==============================================================
 """
 
@@ -35,6 +41,8 @@ from pathlib import Path
 __all__ = [
     "PHASE_A_CHOICES",
     "cache_dir",
+    "cutlass_include",
+    "cutlass_phase_a",
     "forced_engine",
     "fused_small_products",
     "log_level",
@@ -103,6 +111,18 @@ def small_product_slices() -> bool:
     """Whether the CUDA engine's fused small product (real and complex) may use exact
     base-256 slices (``OZFFT_SLICES``: ``1``, the default, or ``0``: residues and the CRT)."""
     return _switch("OZFFT_SLICES")
+
+
+def cutlass_phase_a() -> bool:
+    """Whether the CUDA engine may run Phase A on its CUTLASS kernel with byte planes
+    (``OZFFT_CUTLASS``: ``1``, the default, or ``0``: cuBLAS and INT32 planes)."""
+    return _switch("OZFFT_CUTLASS")
+
+
+def cutlass_include() -> Path | None:
+    """CUTLASS's include folder from ``OZFFT_CUTLASS_DIR``, or ``None`` (unset)."""
+    value = os.environ.get("OZFFT_CUTLASS_DIR", "").strip()
+    return Path(value).expanduser() if value else None
 
 
 def phase_b_chunk() -> int:

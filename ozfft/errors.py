@@ -50,11 +50,20 @@ class DeviceUnavailableError(OzfftError, RuntimeError):
 
 
 class KernelCompileError(OzfftError, RuntimeError):
-    """NVRTC rejected a kernel source; the message holds its log and where the full
-    specialized source (macro prologue + text) was written for inspection."""
+    """NVRTC (or nvcc, for a host-built source) rejected a kernel source; the message holds
+    its log and where the full specialized source (macro prologue + text) was written for
+    inspection."""
 
-    def __init__(self, source: str, arch: str, log: str, dump_path: object | None) -> None:
+    def __init__(
+        self,
+        source: str,
+        arch: str,
+        log: str,
+        dump_path: object | None,
+        compiler: str = "NVRTC",
+    ) -> None:
         self.source = source
+        self.compiler = compiler
         self.arch = arch
         self.log = log
         self.dump_path = dump_path
@@ -64,8 +73,8 @@ class KernelCompileError(OzfftError, RuntimeError):
             else "the specialized source could not be saved"
         )
         super().__init__(
-            f"NVRTC could not compile kernel {source!r} for {arch}; {where}\n"
-            f"NVRTC log:\n{log.rstrip()}"
+            f"{compiler} could not compile kernel {source!r} for {arch}; {where}\n"
+            f"{compiler} log:\n{log.rstrip()}"
         )
 
 

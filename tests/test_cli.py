@@ -420,3 +420,18 @@ def test_bench_distributed_balanced_shapes_keep_n_cubed_per_rank():
     for g in range(1, 33):
         shape = balanced_shape(16, g)
         assert shape[0] * shape[1] * shape[2] == 16**3 * g and max(shape) <= 16 * max(2, g)
+
+
+def test_cutlass_env_is_validated(monkeypatch, tmp_path):
+    from ozfft import config
+
+    assert config.cutlass_phase_a()
+    monkeypatch.setenv("OZFFT_CUTLASS", "0")
+    assert not config.cutlass_phase_a()
+    monkeypatch.setenv("OZFFT_CUTLASS", "off")
+    with pytest.raises(ValueError, match="OZFFT_CUTLASS must be 0 or 1, not 'off'"):
+        config.cutlass_phase_a()
+    monkeypatch.delenv("OZFFT_CUTLASS_DIR", raising=False)
+    assert config.cutlass_include() is None
+    monkeypatch.setenv("OZFFT_CUTLASS_DIR", str(tmp_path))
+    assert config.cutlass_include() == tmp_path

@@ -120,3 +120,17 @@ def test_complex_tiles_per_block_keeps_two_waves():
     assert _complex_tiles_per_block(264, 2, 4, 132) == 2
     assert _complex_tiles_per_block(1000, 1, 3, 132) == 1  # an odd tile would wait alone
     assert _complex_tiles_per_block(5, 1, 2, 132) == 1
+
+
+def test_byte_planes_take_a_quarter_of_the_bytes():
+    """Phase-A planes of residues stored as bytes (``plane_itemsize=1``, the CUTLASS Phase
+    A): a quarter of the INT32 planes' bytes per column, so four times the columns under one
+    budget, and rows padded to whole 16-byte words (16 bytes, 4 INT32 sums)."""
+    budget = 6 << 30
+    ints, byte_planes = _plan(block_budget=budget), _plan(block_budget=budget, plane_itemsize=1)
+    assert byte_planes.block_bytes == 16 * 16384 * byte_planes.ldc
+    assert byte_planes.col_block == min(4 * ints.col_block, MAX_COL_BLOCK)
+    whole = _plan(m=1024, n=1024, k=256, plane_itemsize=1)
+    assert whole.block_bytes == 16 * 1024 * 1024
+    assert _plan(m=8, n=33, k=16, plane_itemsize=1).ldc == 48
+    assert _plan(m=8, n=33, k=16).ldc == 36

@@ -403,18 +403,20 @@ __device__ __forceinline__ void oz_crt_add(oz_i64 (&acc)[OZ_DIGITS], int v, cons
 // T+ = A+ B+ and T- = A- B-, Re = (T+ + T-) / 2, Im = (T+ - T-) / (2j) mod p_l with the
 // halving and the division by 2j folded into the weights. The sums enter partially reduced
 // (|.| < 2**24), so Re and Im stay below 2**26 = 2**OZ_CRT_TERM_BITS.
+// (Planes of INT32 sums, or of bytes in [0, p): T the plane's element type.)
+template <typename T>
 __device__ __forceinline__ void oz_crt_add_complex(oz_i64 (&re)[OZ_DIGITS],
                                                    oz_i64 (&im)[OZ_DIGITS],
-                                                   const int* __restrict__ cl, long long plane,
+                                                   const T* __restrict__ cl, long long plane,
                                                    int nprod, int l) {
-    const int t1 = oz_partial_residue(cl[0], l), t2 = oz_partial_residue(cl[plane], l);
+    const int t1 = oz_partial_residue((int)cl[0], l), t2 = oz_partial_residue((int)cl[plane], l);
 #ifdef OZ_GAUSSIAN
     (void)nprod;
     oz_crt_add(re, t1 + t2, oz_weight_re_digits + l * OZ_DIGITS);
     oz_crt_add(im, t1 - t2, oz_weight_im_digits + l * OZ_DIGITS);
 #else
-    const int t3 = oz_partial_residue(cl[2 * plane], l);
-    const int t_im = nprod == 3 ? t3 - t1 - t2 : t3 + oz_partial_residue(cl[3 * plane], l);
+    const int t3 = oz_partial_residue((int)cl[2 * plane], l);
+    const int t_im = nprod == 3 ? t3 - t1 - t2 : t3 + oz_partial_residue((int)cl[3 * plane], l);
     oz_crt_add(re, t1 - t2, oz_weight_digits + l * OZ_DIGITS);
     oz_crt_add(im, t_im, oz_weight_digits + l * OZ_DIGITS);
 #endif

@@ -1,11 +1,22 @@
-// Stage 4 (Phase B): read the INT32 Phase-A planes of a block of output columns, reduce
-// them partially, rebuild the CRT integer exactly in base-2**31 digit sums (Kulisch;
-// common/ozaki_common.cuh, "CRT reconstruction"), round once, scale, store.
-// Planes are rows of ldc INT32 sums, one m x ldc plane per modulus and product, `plane`
+// Stage 4 (Phase B): read the Phase-A planes of a block of output columns, reduce them
+// partially (INT32 sums of cuBLAS; with OZ_PLANES_U8 residues in [0, p) stored as bytes by
+// gemm/modp_igemm.cu, taken as they are), rebuild the CRT integer exactly in base-2**31
+// digit sums (Kulisch; common/ozaki_common.cuh, "CRT reconstruction"), round once, scale,
+// store.
+// Planes are rows of ldc values, one m x ldc plane per modulus and product, `plane`
 // values apart ([modulus][product][m][ldc]: plane = m ldc; a stack's planes may interleave
 // its items: [modulus][product][item][m][ldc], plane = items m ldc, c_batch = m ldc).
+#if defined(OZ_PLANES_U8) && !defined(OZ_RAW_SUMS)
+#define OZ_RAW_SUMS 1  // bytes in [0, p) need no partial reduction
+#endif
 #include "common/ozaki_common.cuh"
 #include "gemm/output_format.cuh"
+
+#ifdef OZ_PLANES_U8
+typedef unsigned char oz_plane_t;
+#else
+typedef int oz_plane_t;
+#endif
 
 // grid: x over the block's columns, y over rows (grid-stride both).
 // Both reconstructions take a stack of products along grid z: item z reads its planes at
@@ -35,7 +46,7 @@ __device__ __forceinline__ void oz_each_output(long long m, long long nb,
     }
 }
 
-extern "C" __global__ void oz_reconstruct_real(const int* __restrict__ c, long long m,
+extern "C" __global__ void oz_reconstruct_real(const oz_plane_t* __restrict__ c, long long m,
                                                long long nb, long long ldc, long long plane,
                                                const int* __restrict__ shift_a,
                                                const int* __restrict__ shift_b,
@@ -44,18 +55,18 @@ extern "C" __global__ void oz_reconstruct_real(const int* __restrict__ c, long l
                                                long long sb_batch, long long out_batch) {
     oz_batch_item(c, shift_a, shift_b, out, m, c_batch, sb_batch, out_batch);
     oz_each_output(m, nb, shift_a, shift_b, [&](long long i, long long j, int s) {
-        const int* cij = c + i * ldc + j;
+        const oz_plane_t* cij = c + i * ldc + j;
         oz_i64 acc[OZ_DIGITS];
         oz_crt_clear(acc);
 #pragma unroll
         for (int l = 0; l < OZ_NUM_MODULI; ++l)
-            oz_crt_add(acc, oz_partial_residue(cij[l * plane], l), oz_weight_digits + l * OZ_DIGITS);
+            oz_crt_add(acc, oz_partial_residue((int)cij[l * plane], l), oz_weight_digits + l * OZ_DIGITS);
         out[i * ld_out + j] = (oz_out_real)oz_crt_finish<OZ_PREC, OZ_EMIN, OZ_EMAX>(acc, s);
     });
 }
 
 // complex products: common/ozaki_common.cuh, oz_crt_add_complex
-extern "C" __global__ void __launch_bounds__(256, 2) oz_reconstruct_complex(const int* __restrict__ c, long long m,
+extern "C" __global__ void __launch_bounds__(256, 2) oz_reconstruct_complex(const oz_plane_t* __restrict__ c, long long m,
                                                   long long nb, long long ldc,
                                                   long long plane, int nprod,
                                                   const int* __restrict__ shift_a,

@@ -262,20 +262,29 @@ def raw_sums_fit(kp: int, moduli: ModuliSet | ResidueSystem) -> bool:
 
 
 def phase_b_macros(
-    moduli: ModuliSet | ResidueSystem, *, out_float: bool, raw_sums: bool = False
+    moduli: ModuliSet | ResidueSystem,
+    *,
+    out_float: bool,
+    raw_sums: bool = False,
+    byte_planes: bool = False,
 ) -> Macros:
     """Macros of ``gemm/phase_b.cu``: :func:`moduli_macros` with limbs, plus
-    ``OZ_OUT_FLOAT`` when the output is binary32 and ``OZ_RAW_SUMS`` when every INT32
-    sum it reads is below ``2**RAW_SUM_BITS`` (:func:`raw_sums_fit`, or sums reduced to
-    ``[0, p)``) (cached like the others)."""
-    return _phase_b_macros(moduli, out_float, raw_sums)
+    ``OZ_OUT_FLOAT`` when the output is binary32, ``OZ_RAW_SUMS`` when every INT32 sum it
+    reads is below ``2**RAW_SUM_BITS`` (:func:`raw_sums_fit`, or sums reduced to
+    ``[0, p)``) and ``OZ_PLANES_U8`` when the planes hold residues in ``[0, p)`` as bytes
+    (``gemm/modp_igemm.cu``; these need no ``OZ_RAW_SUMS``) (cached like the others)."""
+    return _phase_b_macros(moduli, out_float, raw_sums and not byte_planes, byte_planes)
 
 
 @cache
-def _phase_b_macros(moduli: ModuliSet | ResidueSystem, out_float: bool, raw: bool) -> Macros:
+def _phase_b_macros(
+    moduli: ModuliSet | ResidueSystem, out_float: bool, raw: bool, byte_planes: bool
+) -> Macros:
     macros = _moduli_macros(moduli, True)
     if out_float:
         macros |= {"OZ_OUT_FLOAT": "1"}
+    if byte_planes:
+        macros |= {"OZ_PLANES_U8": "1"}
     return macros | {"OZ_RAW_SUMS": "1"} if raw else macros
 
 
@@ -351,7 +360,7 @@ def fp8_phase_b_macros(system: ResidueSystem, *, out_float: bool) -> Macros:
     weights and ``P`` in signed base-2**31 digits (:data:`DIGIT_BITS`), plus
     ``OZ_OUT_FLOAT`` for a binary32 output (:func:`phase_b_macros` after the FP8 checks)."""
     _check_fp8(system)
-    return _phase_b_macros(system, out_float, False)
+    return _phase_b_macros(system, out_float, False, False)
 
 
 def small_product_chunk(count: int, planes: int, shared_bytes: int) -> tuple[int, int] | None:

@@ -75,6 +75,14 @@ from .constants import (
     small_product_macros,
     small_product_slices,
 )
+from .cutlass_phase_a import (
+    MODP_IGEMM_ALIGN,
+    MODP_IGEMM_MAX_K,
+    MODP_IGEMM_MODULI,
+    ModpIgemm,
+    modp_igemm,
+    modulus_inverses,
+)
 from .flags import MappedFlags
 from .launch import launcher
 from .workspace import K_BLOCK, GemmWorkspace, free_device_bytes, pad_k, plan_workspace
@@ -244,6 +252,8 @@ class CudaEngine(Engine):
         self._sp_shared: dict[tuple[int, int], int] = {}  # (device id, planes) -> bytes
         #: (device id, source, kernel name) -> launcher (kernels built with fixed macros)
         self._named: dict[tuple[int, str, str], Any] = {}
+        #: (device id, moduli) -> the moduli and their inverses on the device (CUTLASS Phase A)
+        self._moduli_arrays: dict[tuple[int, tuple[int, ...]], Any] = {}
         self._one = np.array(1, dtype=np.int32)
         self._zero = np.array(0, dtype=np.int32)
 
@@ -717,11 +727,13 @@ class CudaEngine(Engine):
         out_dtype: Any,
         block_budget: int | None = None,
         residue_planes: int | None = None,
+        plane_itemsize: int = 4,
     ) -> GemmWorkspace:
         """Workspace of one emulated GEMM on this device (nothing is allocated).
 
-        ``block_budget`` (bytes for the INT32 Phase-A planes) defaults to half the free
-        device memory less the output, capped by ``OZFFT_WORKSPACE``.
+        ``block_budget`` (bytes for the Phase-A planes, ``plane_itemsize`` bytes a value)
+        defaults to half the free device memory less the output, capped by
+        ``OZFFT_WORKSPACE``.
         """
         itemsize = np.dtype(out_dtype).itemsize
         if block_budget is None:
@@ -738,6 +750,7 @@ class CudaEngine(Engine):
             out_itemsize=itemsize,
             block_budget=block_budget,
             residue_planes=residue_planes,
+            plane_itemsize=plane_itemsize,
         )
 
     def exact_product(
@@ -771,6 +784,15 @@ class CudaEngine(Engine):
             batch, m, n, kp, count, ra.is_complex, products, False, out_dtype,
             residue_planes=ra.planes.shape[1],
         )  # fmt: skip
+        kblocked = kp > K_BLOCK
+        pairs = _PRODUCT_PLANES[products]
+        stacked = self._stacked_fits(batch, count, products, m, n, ws, kblocked, out_dtype)
+        igemm = None if stacked else self._cutlass_phase_a(pa, pb, moduli)
+        if igemm is not None:  # byte planes: a workspace of its own (a quarter of the bytes)
+            out = self._byte_plane_product(
+                igemm, pa, pb, sa, sb, moduli, pairs, ra.is_complex, out_dtype
+            )
+            return out.reshape(*batch_shape, m, n)
         if ws.col_block == 0:
             raise DeviceMemoryError(
                 f"an emulated {m}x{kp}x{n} product with {count} moduli",
@@ -779,7 +801,6 @@ class CudaEngine(Engine):
             )
         logger.debug("cuda product %s: column block %d of %d", (batch, m, n, kp), ws.col_block, n)
         ldc = ws.ldc
-        kblocked = kp > K_BLOCK
         macros = phase_b_macros(
             moduli,
             out_float=out_dtype in (np.float32, np.complex64),
@@ -787,8 +808,7 @@ class CudaEngine(Engine):
         )
         name = "oz_reconstruct_complex" if ra.is_complex else "oz_reconstruct_real"
         reconstruct = get_function(_PHASE_B_CU, name, macros)
-        pairs = _PRODUCT_PLANES[products]
-        if self._stacked_fits(batch, count, products, m, n, ws, kblocked, out_dtype):
+        if stacked:
             out = cp.empty((batch, m, n), out_dtype)
             self._stacked_product(pa, pb, sa, sb, out, count, pairs, reconstruct, ra.is_complex, ws)
             return out.reshape(*batch_shape, m, n)
@@ -833,6 +853,97 @@ class CudaEngine(Engine):
                         reconstruct, cplanes, ldc, products, ra.is_complex, sa, sb, out, b, j0, nb
                     )
         return out.reshape(*batch_shape, m, n)
+
+    def _cutlass_phase_a(self, pa: Any, pb: Any, moduli: ModuliSet) -> ModpIgemm | None:
+        """The CUTLASS Phase A (``kernels/gemm/modp_igemm.cu``) for residue stacks ``pa``,
+        ``pb`` on this device, or None: off (``OZFFT_CUTLASS=0``), unavailable (not
+        Hopper, no CUTLASS headers or nvcc), k past ``MODP_IGEMM_MAX_K`` (k-blocked),
+        moduli outside ``MODP_IGEMM_MODULI``, n not a multiple of 16 (the byte planes'
+        rows) or stacks not 16-byte aligned."""
+        if pa.shape[-1] > MODP_IGEMM_MAX_K or pb.shape[-2] % MODP_IGEMM_ALIGN:
+            return None
+        if any(p not in MODP_IGEMM_MODULI for p in moduli.moduli):
+            return None
+        if pa.data.ptr % MODP_IGEMM_ALIGN or pb.data.ptr % MODP_IGEMM_ALIGN:
+            return None
+        return modp_igemm(self._cp.cuda.runtime.getDevice())
+
+    def _moduli_array(self, moduli: ModuliSet) -> Any:
+        """The moduli and their inverses ``floor((2**32 - 1) / p)`` as a ``(2, N)`` int32
+        device array (once per device)."""
+        key = (self._cp.cuda.runtime.getDevice(), tuple(moduli.moduli))
+        if key not in self._moduli_arrays:
+            table = np.array([key[1], modulus_inverses(key[1])], dtype=np.int32)
+            self._moduli_arrays[key] = self._cp.asarray(table)
+        return self._moduli_arrays[key]
+
+    def _byte_plane_product(
+        self,
+        igemm: ModpIgemm,
+        pa: Any,
+        pb: Any,
+        sa: Any,
+        sb: Any,
+        moduli: ModuliSet,
+        pairs: tuple[tuple[int, int], ...],
+        is_complex: bool,
+        out_dtype: np.dtype,
+    ) -> Any:
+        """A product whose Phase A is the CUTLASS kernel: per item, column block and
+        product one launch over every modulus, each sum reduced to ``[0, p)`` and stored
+        as a byte; Phase B then reads those byte planes (``OZ_PLANES_U8``). The same bits
+        as cuBLAS with INT32 planes, a quarter of the planes' traffic.
+
+        ``pa``, ``pb``: residue stacks ``[modulus][plane][item][rows][kp]``; ``k <=
+        MODP_IGEMM_MAX_K`` (no k-blocking)."""
+        cp = self._cp
+        count, _, batch, m, kp = pa.shape
+        n = pb.shape[3]
+        ws = self.gemm_workspace(
+            batch, m, n, kp, count, is_complex, len(pairs), False, out_dtype,
+            residue_planes=pa.shape[1], plane_itemsize=1,
+        )  # fmt: skip
+        if ws.col_block == 0:
+            raise DeviceMemoryError(
+                f"an emulated {m}x{kp}x{n} product with {count} moduli",
+                ws.total_bytes,
+                self._free_bytes(),
+            )
+        macros = phase_b_macros(
+            moduli, out_float=out_dtype in (np.float32, np.complex64), byte_planes=True
+        )
+        name = "oz_reconstruct_complex" if is_complex else "oz_reconstruct_real"
+        reconstruct = get_function(_PHASE_B_CU, name, macros)
+        logger.debug("cuda product %s: CUTLASS byte planes, column block %d of %d",
+                     (batch, m, n, kp), ws.col_block, n)  # fmt: skip
+        ldc, products = ws.ldc, len(pairs)
+        planes = self._alloc(
+            "Phase-A byte planes", (count, products, m, ldc), cp.uint8, ws.block_bytes
+        )
+        out = cp.empty((batch, m, n), out_dtype)
+        moduli_array = self._moduli_array(moduli)
+        device = cp.cuda.runtime.getDevice()
+        stream = cp.cuda.get_current_stream().ptr
+        workspace = igemm.workspace_bytes(m, ws.col_block, kp, count, device)
+        scratch = self._alloc("CUTLASS workspace", (workspace,), cp.uint8, workspace)
+        a_batch, b_batch, d_batch = pa.strides[0], pb.strides[0], planes.strides[0]
+        for b in range(batch):
+            for j0 in range(0, n, ws.col_block):
+                nb = min(ws.col_block, n - j0)
+                with phase("phase_a", self._clock):
+                    for t, (ia, ib) in enumerate(pairs):
+                        igemm(
+                            pa[0, ia, b].data.ptr, kp, a_batch,
+                            pb[0, ib, b, j0].data.ptr, kp, b_batch,
+                            planes[0, t].data.ptr, ldc, d_batch,
+                            moduli_array[0].data.ptr, moduli_array[1].data.ptr, m, nb, kp, count,
+                            stream=stream, device=device,
+                            workspace=scratch.data.ptr, workspace_bytes=workspace,
+                        )  # fmt: skip
+                with phase("phase_b", self._clock):
+                    _block_phase_b(reconstruct, planes, ldc, products, is_complex, sa, sb, out,
+                                   b, j0, nb)  # fmt: skip
+        return out
 
     def fused_product(
         self,

@@ -1,11 +1,11 @@
 """Workspace of a CUDA-engine product, computed before anything is allocated
 (``CudaEngine.gemm_workspace`` fills in the device's memory budget).
 
-Bytes: INT8 residue planes of both operands, the INT32 Phase-A planes of one block of
-output columns (``N * products * m * ldc * 4``, doubled when k is blocked), the
-accurate-mode bound operands and product, and the output. The column block is the
-widest (all of ``n`` up to ``MAX_COL_BLOCK``, else a multiple of 256) whose INT32
-planes fit ``block_budget``;
+Bytes: INT8 residue planes of both operands, the Phase-A planes of one block of output
+columns (``N * products * m * ldc`` INT32 sums, doubled when k is blocked, or bytes where
+Phase A stores its sums reduced mod p: ``plane_itemsize``), the accurate-mode bound
+operands and product, and the output. The column block is the widest (all of ``n`` up to
+``MAX_COL_BLOCK``, else a multiple of 256) whose Phase-A planes fit ``block_budget``;
 if even 256 columns do not fit, ``col_block`` is 0 and the caller raises an error
 stating ``total_bytes``.
 """
@@ -38,8 +38,10 @@ def pad_k(k: int) -> int:
     return -(-k // 16) * 16
 
 
-def _pad4(n: int) -> int:
-    return -(-n // 4) * 4
+def _pad_row(n: int, itemsize: int) -> int:
+    """``n`` values padded to a whole number of 16-byte words (rows 16-byte aligned)."""
+    per_word = 16 // itemsize
+    return -(-n // per_word) * per_word
 
 
 @dataclass(frozen=True)
@@ -55,14 +57,16 @@ class GemmWorkspace:
     products: int  #: INT32 products per modulus (1 real; 2 Gaussian, 3 Karatsuba, 4 four-product)
     col_block: int  #: output columns per Phase-A/Phase-B block
     residue_bytes: int
-    block_bytes: int  #: INT32 planes of one column block (doubled when k-blocking)
+    block_bytes: int  #: Phase-A planes of one column block (doubled when k-blocking)
     bound_bytes: int
     out_bytes: int
+    plane_itemsize: int = 4  #: bytes a Phase-A value: 4 (INT32 sums) or 1 (residues mod p)
 
     @property
     def ldc(self) -> int:
-        """Leading dimension of the INT32 planes (column block padded to 4)."""
-        return _pad4(self.col_block)
+        """Leading dimension of the Phase-A planes: the column block padded to whole
+        16-byte words (4 INT32 sums or 16 bytes)."""
+        return _pad_row(self.col_block, self.plane_itemsize)
 
     @property
     def total_bytes(self) -> int:
@@ -82,8 +86,10 @@ def plan_workspace(
     out_itemsize: int,
     block_budget: int,
     residue_planes: int | None = None,
+    plane_itemsize: int = 4,
 ) -> GemmWorkspace:
-    """Choose the column block whose INT32 planes fit ``block_budget`` bytes
+    """Choose the column block whose Phase-A planes (``plane_itemsize`` bytes a value: 4
+    for INT32 sums, 1 for residues stored as bytes) fit ``block_budget`` bytes
     (``residue_planes`` per operand and modulus: default 1 real, 3 complex)."""
     kp = pad_k(k)
     planes = residue_planes if residue_planes is not None else (3 if is_complex else 1)
@@ -93,7 +99,7 @@ def plan_workspace(
     kblocks = 2 if kp > K_BLOCK else 1
 
     def block_bytes(cols: int) -> int:
-        return kblocks * moduli * products * m * _pad4(cols) * 4
+        return kblocks * moduli * products * m * _pad_row(cols, plane_itemsize) * plane_itemsize
 
     col_block = min(n, max(MAX_COL_BLOCK, MAX_BLOCK_AREA // max(m, 1)))
     if block_bytes(col_block) > block_budget:
@@ -112,6 +118,7 @@ def plan_workspace(
         block_bytes=block_bytes(max(col_block, min(n, _COL_QUANTUM))),
         bound_bytes=bound_bytes,
         out_bytes=out_bytes,
+        plane_itemsize=plane_itemsize,
     )
 
 

@@ -1,0 +1,209 @@
+// Stage 3 (Phase A) on CUTLASS, Hopper only: a batch of INT8 TN products
+// D_l = (A_l Bt_l^T) mod p_l, each INT32 sum reduced to [0, p_l) in the epilogue and stored
+// as one byte, the planes gemm/phase_b.cu reads with OZ_PLANES_U8: a quarter of the INT32
+// planes' traffic (docs/perf-notes.md, "The CUTLASS Phase A with byte planes").
+//
+// Unlike the other sources this one is host code too: CUTLASS builds the kernel's
+// parameters (TMA descriptors) on the host, so nvcc compiles it into a shared library with
+// three extern "C" functions (ozfft/engines/cuda/cutlass_phase_a.py loads it with ctypes):
+//   oz_modp_igemm_workspace  the device workspace bytes a problem needs,
+//   oz_modp_igemm            check, initialize and launch on a stream,
+//   oz_modp_igemm_status     the text of a status code.
+// Kernel: CUTLASS 3 sm90a warp-specialized persistent GEMM (wgmma INT8, TMA loads with
+// multicast across an OZ_MODP_CLUSTER_M x OZ_MODP_CLUSTER_N cluster, TMA stores),
+// OZ_MODP_TILE_M x OZ_MODP_TILE_N x 128 tiles; its epilogue an epilogue visitor tree
+// acc, p, inv -> acc mod p (p and its inverse broadcast per batch: no division on the
+// device). OZ_MODP_PINGPONG 1: two consumer warpgroups on alternate tiles; 0: both on one
+// tile (cooperative). The defaults (cooperative, 256 x 128 tiles, 1 x 2 clusters, CUTLASS's
+// epilogue subtile) were the fastest of the variants measured at k = 256, 1024 and 4096.
+#include <cstdint>
+
+#include "cutlass/cutlass.h"
+#include "cute/tensor.hpp"
+#include "cutlass/epilogue/collective/collective_builder.hpp"
+#include "cutlass/epilogue/fusion/sm90_callbacks_tma_warpspecialized.hpp"
+#include "cutlass/gemm/collective/collective_builder.hpp"
+#include "cutlass/gemm/device/gemm_universal_adapter.h"
+#include "cutlass/gemm/kernel/gemm_universal.hpp"
+#include "cutlass/kernel_hardware_info.h"
+
+using namespace cute;
+
+namespace {
+
+#ifndef OZ_MODP_PINGPONG
+#define OZ_MODP_PINGPONG 0
+#endif
+#ifndef OZ_MODP_TILE_M
+#define OZ_MODP_TILE_M 256
+#endif
+#ifndef OZ_MODP_TILE_N
+#define OZ_MODP_TILE_N 128
+#endif
+// the epilogue's subtile (OZ_MODP_EPI_M x OZ_MODP_EPI_N), or CUTLASS's choice where unset
+#if defined(OZ_MODP_EPI_M) && defined(OZ_MODP_EPI_N)
+using EpilogueTile = cute::Shape<cute::Int<OZ_MODP_EPI_M>, cute::Int<OZ_MODP_EPI_N>>;
+#else
+using EpilogueTile = cutlass::epilogue::collective::EpilogueTileAuto;
+#endif
+#ifndef OZ_MODP_CLUSTER_M
+#define OZ_MODP_CLUSTER_M 1
+#endif
+#ifndef OZ_MODP_CLUSTER_N
+#define OZ_MODP_CLUSTER_N 2
+#endif
+
+// v mod p in [0, p) for |v| <= 2**30 and 2 <= p <= 256, given inv = floor((2**32 - 1) / p):
+// u = v + lift with lift = p 2**s in [2**30, 2**31) (s = clz(p) - 1; a multiple of p) lies
+// in [0, 2**32); q = umulhi(u, inv) >= u / p - u / 2**32 > u / p - 1 is floor(u / p) or one
+// less, so u - q p lies in [0, 2p) and one subtraction finishes it.
+template <class T>
+struct OzModP {
+    CUTLASS_HOST_DEVICE T operator()(T const& v, T const& p, T const& inv) const {
+        const unsigned up = static_cast<unsigned>(p);
+#ifdef __CUDA_ARCH__
+        const unsigned u = static_cast<unsigned>(v) + (up << (__clz(up) - 1));
+        const unsigned q = __umulhi(u, static_cast<unsigned>(inv));
+#else
+        const unsigned u = static_cast<unsigned>(v) + (up << (__builtin_clz(up) - 1));
+        const unsigned q = static_cast<unsigned>(
+            (static_cast<unsigned long long>(u) * static_cast<unsigned>(inv)) >> 32);
+#endif
+        const unsigned r = u - q * up;
+        return static_cast<T>(r >= up ? r - up : r);
+    }
+};
+
+template <class T, int N>
+struct OzModP<cutlass::Array<T, N>> {
+    CUTLASS_HOST_DEVICE cutlass::Array<T, N> operator()(cutlass::Array<T, N> const& v,
+                                                        cutlass::Array<T, N> const& p,
+                                                        cutlass::Array<T, N> const& inv) const {
+        cutlass::Array<T, N> out;
+        OzModP<T> op;
+        CUTLASS_PRAGMA_UNROLL
+        for (int i = 0; i < N; ++i) out[i] = op(v[i], p[i], inv[i]);
+        return out;
+    }
+};
+
+using ElementA = int8_t;
+using ElementB = int8_t;
+using ElementAcc = int32_t;
+using ElementD = uint8_t;
+using LayoutA = cutlass::layout::RowMajor;     // A: m x k, rows along k
+using LayoutB = cutlass::layout::ColumnMajor;  // B: k x n stored as Bt's rows along k
+using LayoutD = cutlass::layout::RowMajor;     // D: m x n, rows ldd bytes apart
+constexpr int kAlign = 16;                     // bytes: TMA needs 16-byte strides
+using TileShape = Shape<Int<OZ_MODP_TILE_M>, Int<OZ_MODP_TILE_N>, _128>;
+using ClusterShape = Shape<Int<OZ_MODP_CLUSTER_M>, Int<OZ_MODP_CLUSTER_N>, _1>;
+#if OZ_MODP_PINGPONG
+using MainloopSchedule = cutlass::gemm::KernelTmaWarpSpecializedPingpong;
+using EpilogueSchedule = cutlass::epilogue::TmaWarpSpecialized;
+#else
+using MainloopSchedule = cutlass::gemm::KernelTmaWarpSpecializedCooperative;
+using EpilogueSchedule = cutlass::epilogue::TmaWarpSpecializedCooperative;
+#endif
+
+// the modulus of batch l and its inverse: moduli[l], inverses[l] (scalar broadcasts with a
+// batch stride of 1)
+using ModulusStride = Stride<_0, _0, int64_t>;
+using ModulusOfBatch = cutlass::epilogue::fusion::Sm90ScalarBroadcast<ElementAcc, ModulusStride>;
+using ModEVT = cutlass::epilogue::fusion::Sm90EVT<
+    cutlass::epilogue::fusion::Sm90Compute<OzModP, ElementD, ElementAcc,
+                                           cutlass::FloatRoundStyle::round_toward_zero>,
+    cutlass::epilogue::fusion::Sm90AccFetch, ModulusOfBatch, ModulusOfBatch>;
+
+using CollectiveEpilogue = typename cutlass::epilogue::collective::CollectiveBuilder<
+    cutlass::arch::Sm90, cutlass::arch::OpClassTensorOp, TileShape, ClusterShape,
+    EpilogueTile, ElementAcc, ElementAcc, void, LayoutD,
+    kAlign, ElementD, LayoutD, kAlign, EpilogueSchedule, ModEVT>::CollectiveOp;
+
+using CollectiveMainloop = typename cutlass::gemm::collective::CollectiveBuilder<
+    cutlass::arch::Sm90, cutlass::arch::OpClassTensorOp, ElementA, LayoutA, kAlign, ElementB,
+    LayoutB, kAlign, ElementAcc, TileShape, ClusterShape,
+    cutlass::gemm::collective::StageCountAutoCarveout<static_cast<int>(
+        sizeof(typename CollectiveEpilogue::SharedStorage))>,
+    MainloopSchedule>::CollectiveOp;
+
+using GemmKernel = cutlass::gemm::kernel::GemmUniversal<Shape<int, int, int, int>,
+                                                        CollectiveMainloop, CollectiveEpilogue>;
+using Gemm = cutlass::gemm::device::GemmUniversalAdapter<GemmKernel>;
+
+// status codes past CUTLASS's own (cutlass::Status, 0 = success)
+constexpr int kCudaErrorBase = 1000;  // 1000 + cudaError_t of the launch
+
+typename Gemm::Arguments make_arguments(const int8_t* a, long long lda, long long a_batch,
+                                        const int8_t* bt, long long ldb, long long b_batch,
+                                        uint8_t* d, long long ldd, long long d_batch,
+                                        const int32_t* moduli, const int32_t* inverses, int m,
+                                        int n, int k, int batches, int device) {
+    using StrideA = typename Gemm::GemmKernel::StrideA;
+    using StrideB = typename Gemm::GemmKernel::StrideB;
+    using StrideD = typename Gemm::GemmKernel::StrideD;
+    const StrideA stride_a = make_stride(static_cast<int64_t>(lda), Int<1>{},
+                                         static_cast<int64_t>(a_batch));
+    const StrideB stride_b = make_stride(static_cast<int64_t>(ldb), Int<1>{},
+                                         static_cast<int64_t>(b_batch));
+    const StrideD stride_d = make_stride(static_cast<int64_t>(ldd), Int<1>{},
+                                         static_cast<int64_t>(d_batch));
+    cutlass::KernelHardwareInfo hw;
+    hw.device_id = device;
+    hw.sm_count = cutlass::KernelHardwareInfo::query_device_multiprocessor_count(device);
+
+    typename Gemm::Arguments args{cutlass::gemm::GemmUniversalMode::kGemm,
+                                  {m, n, k, batches},
+                                  {a, stride_a, bt, stride_b},
+                                  {{}, nullptr, stride_d, d, stride_d},
+                                  hw};
+    auto& tree = args.epilogue.thread;  // {AccFetch, moduli, inverses, Compute}
+    tree.op_1.scalar_ptrs[0] = moduli;
+    tree.op_1.dScalar[0] = ModulusStride{_0{}, _0{}, int64_t(1)};
+    tree.op_2.scalar_ptrs[0] = inverses;
+    tree.op_2.dScalar[0] = ModulusStride{_0{}, _0{}, int64_t(1)};
+    return args;
+}
+
+}  // namespace
+
+extern "C" {
+
+// Device workspace bytes of a problem (0 for this kernel's tile scheduler, asked all the same).
+size_t oz_modp_igemm_workspace(int m, int n, int k, int batches, int device) {
+    auto args = make_arguments(nullptr, k, 0, nullptr, k, 0, nullptr, n, 0, nullptr, nullptr, m,
+                               n, k, batches, device);
+    return Gemm::get_workspace_size(args);
+}
+
+// D_l = (A_l Bt_l^T) mod moduli[l] for l < batches: A_l at a + l a_batch (m rows of k, lda
+// apart), Bt_l at bt + l b_batch (n rows of k, ldb apart), D_l at d + l d_batch (m rows of n
+// bytes, ldd apart); inverses[l] = floor((2**32 - 1) / moduli[l]) (as int32 bits). Needs
+// |sums| <= 2**30 (k <= 2**16), 2 <= moduli <= 256, 16-byte aligned pointers and n, k, lda,
+// ldb, ldd multiples of 16 (CUTLASS's check of the TMA operands). Returns 0, a cutlass::Status or 1000 + the launch's cudaError_t.
+int oz_modp_igemm(const int8_t* a, long long lda, long long a_batch, const int8_t* bt,
+                  long long ldb, long long b_batch, uint8_t* d, long long ldd, long long d_batch,
+                  const int32_t* moduli, const int32_t* inverses, int m, int n, int k,
+                  int batches, void* workspace, size_t workspace_bytes, void* stream,
+                  int device) {
+    auto args = make_arguments(a, lda, a_batch, bt, ldb, b_batch, d, ldd, d_batch, moduli,
+                               inverses, m, n, k, batches, device);
+    Gemm gemm;
+    cutlass::Status status = gemm.can_implement(args);
+    if (status != cutlass::Status::kSuccess) return static_cast<int>(status);
+    if (Gemm::get_workspace_size(args) > workspace_bytes)
+        return static_cast<int>(cutlass::Status::kErrorWorkspaceNull);
+    const auto s = static_cast<cudaStream_t>(stream);
+    status = gemm.initialize(args, workspace, s);
+    if (status != cutlass::Status::kSuccess) return static_cast<int>(status);
+    status = gemm.run(s);
+    const cudaError_t launched = cudaGetLastError();
+    if (launched != cudaSuccess) return kCudaErrorBase + static_cast<int>(launched);
+    return static_cast<int>(status);
+}
+
+const char* oz_modp_igemm_status(int code) {
+    if (code >= kCudaErrorBase) return cudaGetErrorString(static_cast<cudaError_t>(code - kCudaErrorBase));
+    return cutlassGetStatusString(static_cast<cutlass::Status>(code));
+}
+
+}  // extern "C"

@@ -1,0 +1,145 @@
+"""Building and caching the CUTLASS Phase A library (``ozfft/engines/cuda/cutlass_phase_a.py``)
+with a stand-in nvcc: no GPU or CUDA toolkit needed."""
+
+from __future__ import annotations
+
+import logging
+import os
+import stat
+
+import numpy as np
+import pytest
+
+from ozfft.engines.cuda import cutlass_phase_a as cpa
+from ozfft.errors import KernelCompileError
+
+
+@pytest.fixture()
+def fake_cutlass(tmp_path, monkeypatch):
+    """A CUTLASS include folder (``OZFFT_CUTLASS_DIR``) with the two headers the loader
+    reads."""
+    include = tmp_path / "include"
+    (include / "cutlass").mkdir(parents=True)
+    (include / "cutlass" / "cutlass.h").write_text("// stand-in\n")
+    (include / "cutlass" / "version.h").write_text("#define CUTLASS_MAJOR 4\n")
+    monkeypatch.setenv("OZFFT_CUTLASS_DIR", str(include))
+    return include
+
+
+def _fake_nvcc(tmp_path, monkeypatch, *, fail: bool = False):
+    """A stand-in nvcc that answers --version, counts its builds in ``calls`` and writes
+    ``-o``'s file (or fails with a message on stderr)."""
+    calls = tmp_path / "calls"
+    script = tmp_path / "nvcc"
+    body = (
+        "echo 'modp_igemm.cu(1): error: stand-in failure' >&2; exit 2"
+        if fail
+        else (
+            'while [ "$#" -gt 0 ]; do if [ "$1" = -o ]; then out="$2"; fi; shift; done\n'
+            'printf ELF > "$out"'
+        )
+    )
+    lines = [
+        "#!/bin/sh",
+        'if [ "$1" = --version ]; then echo "Cuda compilation tools, release 13.0"; exit 0; fi',
+        f"echo x >> {calls}",
+        body,
+    ]
+    script.write_text("\n".join(lines) + "\n")
+    script.chmod(script.stat().st_mode | stat.S_IXUSR)
+    monkeypatch.setattr(cpa, "_nvcc", lambda: str(script))
+    cpa._nvcc_version.cache_clear()
+    return calls
+
+
+def test_include_dir_from_env(fake_cutlass, monkeypatch, tmp_path):
+    assert cpa.cutlass_include_dir() == fake_cutlass
+    monkeypatch.setenv("OZFFT_CUTLASS_DIR", str(tmp_path / "nowhere"))
+    assert cpa.cutlass_include_dir() is None
+
+
+def test_switch_off_is_the_reason(monkeypatch):
+    monkeypatch.setenv("OZFFT_CUTLASS", "0")
+    assert cpa.unavailable_reason(0) == "OZFFT_CUTLASS=0"
+    assert cpa.modp_igemm(0) is None
+    monkeypatch.setenv("OZFFT_CUTLASS", "yes")
+    with pytest.raises(ValueError, match="OZFFT_CUTLASS must be 0 or 1, not 'yes'"):
+        cpa.unavailable_reason(0)
+
+
+def test_built_once_then_cached(fake_cutlass, tmp_path, monkeypatch):
+    """The library is built once per key, written atomically with its sha256, and a
+    damaged copy is built again (with a warning)."""
+    calls = _fake_nvcc(tmp_path, monkeypatch)
+    cache = tmp_path / "cache"
+    path = cpa.library_path(cache)
+    assert path.read_bytes() == b"ELF"
+    assert path.name.startswith("gemm-modp_igemm-sm_90a-") and path.suffix == ".so"
+    assert cpa.library_path(cache) == path
+    assert calls.read_text().count("x") == 1
+    assert not [p for p in os.listdir(cache) if p.startswith((".tmp-", ".build-"))]
+    path.write_bytes(b"damaged")
+    assert cpa.library_path(cache) == path and path.read_bytes() == b"ELF"
+    assert calls.read_text().count("x") == 2
+
+
+def test_key_follows_cutlass_version(fake_cutlass, tmp_path, monkeypatch):
+    """Another CUTLASS version header is another library."""
+    _fake_nvcc(tmp_path, monkeypatch)
+    first = cpa.library_path(tmp_path / "cache")
+    (fake_cutlass / "cutlass" / "version.h").write_text("#define CUTLASS_MAJOR 5\n")
+    assert cpa.library_path(tmp_path / "cache") != first
+
+
+def test_nvcc_failure_is_a_compile_error(fake_cutlass, tmp_path, monkeypatch, caplog):
+    """nvcc's log reaches the error; the engine's entry point logs it and returns None."""
+    _fake_nvcc(tmp_path, monkeypatch, fail=True)
+    with pytest.raises(KernelCompileError, match="nvcc could not compile") as info:
+        cpa.library_path(tmp_path / "cache")
+    assert "stand-in failure" in info.value.log and info.value.compiler == "nvcc"
+    assert not list((tmp_path / "cache").glob("*.so"))
+    monkeypatch.setattr(cpa, "unavailable_reason", lambda device: None)
+    monkeypatch.setenv("OZFFT_CACHE_DIR", str(tmp_path / "cache"))
+    cpa._device_igemm.cache_clear()
+    try:
+        with caplog.at_level(logging.WARNING, logger="ozfft"):
+            assert cpa.modp_igemm(0) is None
+        assert "could not be built; using cuBLAS" in caplog.text
+    finally:
+        cpa._device_igemm.cache_clear()
+
+
+def test_flags_keep_wgmma_unserialized(fake_cutlass):
+    """-DNDEBUG (device asserts are calls, which serialize wgmma) and the sm_90a target
+    (wgmma needs the arch-specific one)."""
+    flags = cpa.nvcc_flags(fake_cutlass)
+    assert "-DNDEBUG" in flags and "-gencode=arch=compute_90a,code=sm_90a" in flags
+    assert f"-I{fake_cutlass}" in flags
+
+
+def _epilogue_mod(v, p, inv):
+    """The epilogue's reduction (kernels/gemm/modp_igemm.cu, OzModP) in uint64 arithmetic:
+    u = v + p 2**(clz(p) - 1) as uint32, q = umulhi(u, inv), r = u - q p, one subtraction."""
+    lift = p << (31 - p.bit_length())  # p << (clz(p) - 1): in [2**30, 2**31)
+    u = (v.astype(np.int64) + lift).astype(np.uint64) & 0xFFFFFFFF
+    q = (u * np.uint64(inv)) >> np.uint64(32)
+    r = (u - q * np.uint64(p)) & 0xFFFFFFFF
+    return np.where(r >= p, r - np.uint64(p), r)
+
+
+@pytest.mark.parametrize("p", [2, 3, 5, 13, 17, 127, 128, 129, 173, 193, 251, 255, 256])
+def test_epilogue_reduction_formula(p, rng):
+    """For every |v| <= 2**30 (the ends, the multiples of p near them and 10**6 random
+    sums) the epilogue's lift-multiply-high-subtract gives v mod p."""
+    (inv,) = cpa.modulus_inverses((p,))
+    edge = 1 << 30
+    v = np.concatenate([
+        np.arange(-edge, -edge + 600), np.arange(edge - 600, edge + 1), np.arange(-600, 600),
+        rng.integers(-edge, edge + 1, 10**6),
+    ])  # fmt: skip
+    np.testing.assert_array_equal(_epilogue_mod(v, p, inv), np.mod(v, p))
+
+
+def test_moduli_outside_the_epilogue_range_are_refused():
+    with pytest.raises(ValueError, match=r"moduli in \[2, 256\]"):
+        cpa.modulus_inverses((256, 257))
