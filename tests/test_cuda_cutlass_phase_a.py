@@ -175,3 +175,36 @@ def test_what_cutlass_cannot_take_stays_on_cublas(igemm, monkeypatch, rng, shape
     got = cp.asnumpy(ozfft.matmul(cp.asarray(a), cp.asarray(b)))
     np.testing.assert_array_equal(got, ozfft.matmul(a, b))
     assert calls == []
+
+
+def test_runs_on_cupys_current_stream(igemm, rng, monkeypatch):
+    """Phase A goes on cupy's current stream: on a non-blocking stream (no implicit
+    ordering with the legacy default stream) Phase B, queued after it there, sees its
+    planes, over repeated calls."""
+    a = phi_matrix(rng, (1024, 512), 1.0)
+    b = phi_matrix(rng, (512, 1024), 1.0)
+    want = ozfft.matmul(a, b, moduli=14)
+    calls = _count_byte_products(monkeypatch)
+    da, db = cp.asarray(a), cp.asarray(b)
+    stream = cp.cuda.Stream(non_blocking=True)
+    with stream:
+        outs = [ozfft.matmul(da, db, moduli=14) for _ in range(4)]
+    stream.synchronize()
+    for got in outs:
+        np.testing.assert_array_equal(cp.asnumpy(got), want)
+    assert len(calls) == 4
+
+
+def test_runs_on_cupys_current_device(igemm, rng):
+    """With two or more GPUs, a product on device 1 (cupy's current device) runs there and
+    gives the NumPy engine's bits."""
+    if cp.cuda.runtime.getDeviceCount() < 2:
+        pytest.skip("needs two GPUs")
+    a = phi_matrix(rng, (300, 200), 1.0, np.complex128)
+    b = phi_matrix(rng, (200, 272), 1.0, np.complex128)
+    with cp.cuda.Device(1):
+        da, db = cp.asarray(a), cp.asarray(b)
+        got = ozfft.matmul(da, db)
+        assert got.device.id == 1
+        got = cp.asnumpy(got)
+    np.testing.assert_array_equal(got, ozfft.matmul(a, b))
