@@ -47,6 +47,7 @@ __all__ = [
     "get_function",
     "load_module",
     "nvrtc_version",
+    "store_verified",
     "verify_cubin",
 ]
 
@@ -151,8 +152,16 @@ def _digest_path(cubin: Path) -> Path:
     return cubin.with_name(cubin.name + ".sha256")
 
 
+def store_verified(path: Path, data: bytes) -> None:
+    """Write a cached binary (a cubin, or the CUTLASS Phase A's library) and its sha256
+    beside it, each atomically."""
+    _atomic_write(path, data)
+    _atomic_write(_digest_path(path), (hashlib.sha256(data).hexdigest() + "\n").encode())
+
+
 def verify_cubin(cubin: Path) -> str | None:
-    """Why the cached ``cubin`` cannot be used (``None`` when its sha256 matches)."""
+    """Why the cached ``cubin`` (or any binary :func:`store_verified` wrote) cannot be used
+    (``None`` when its sha256 matches)."""
     digest = _digest_path(cubin)
     try:
         want = digest.read_text().strip()
@@ -216,8 +225,7 @@ def cached_cubin(
             return path
         logger.warning("kernel cache entry %s is unusable (%s); compiling it again", path, problem)
     data = _build(source, macros, arch, key, root, cache_dir)
-    _atomic_write(path, data)
-    _atomic_write(_digest_path(path), (hashlib.sha256(data).hexdigest() + "\n").encode())
+    store_verified(path, data)
     return path
 
 

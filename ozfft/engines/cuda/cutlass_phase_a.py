@@ -35,7 +35,7 @@ from ... import config
 from ..._logging import logger
 from ..._version import __version__
 from ...errors import KernelCompileError
-from .compiler import _atomic_write, _digest_path, ensure_cache_dir, verify_cubin
+from .compiler import ensure_cache_dir, store_verified, verify_cubin
 from .sources import kernel_dir
 
 __all__ = [
@@ -169,8 +169,7 @@ def library_path(directory: Path | None = None) -> Path:
             log = f"$ {shlex.join(cmd)}\n{run.stdout}{run.stderr}"
             raise KernelCompileError(MODP_IGEMM_SOURCE, MODP_IGEMM_ARCH, log, source, "nvcc")
         library = built.read_bytes()
-    _atomic_write(path, library)
-    _atomic_write(_digest_path(path), (hashlib.sha256(library).hexdigest() + "\n").encode())
+    store_verified(path, library)
     return path
 
 
