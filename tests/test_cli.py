@@ -60,26 +60,26 @@ def test_chunk_env_and_result_independent_of_chunking(monkeypatch, rng):
         ozfft.matmul(a, b)
 
 
-def test_fused_small_env_is_validated(monkeypatch):
+@pytest.mark.parametrize(
+    ("name", "switch", "bad"),
+    [
+        ("OZFFT_FUSED_SMALL", "fused_small_products", "yes"),
+        ("OZFFT_SLICES", "small_product_slices", "on"),
+        ("OZFFT_CUTLASS", "cutlass_phase_a", "off"),
+    ],
+)
+def test_switch_envs_are_validated(monkeypatch, name, switch, bad):
+    """The on/off variables: on when unset, off with 0, anything but 0 or 1 an error."""
     from ozfft import config
 
-    assert config.fused_small_products()
-    monkeypatch.setenv("OZFFT_FUSED_SMALL", "0")
-    assert not config.fused_small_products()
-    monkeypatch.setenv("OZFFT_FUSED_SMALL", "yes")
-    with pytest.raises(ValueError, match="OZFFT_FUSED_SMALL must be 0 or 1, not 'yes'"):
-        config.fused_small_products()
-
-
-def test_slices_env_is_validated(monkeypatch):
-    from ozfft import config
-
-    assert config.small_product_slices()
-    monkeypatch.setenv("OZFFT_SLICES", "0")
-    assert not config.small_product_slices()
-    monkeypatch.setenv("OZFFT_SLICES", "on")
-    with pytest.raises(ValueError, match="OZFFT_SLICES must be 0 or 1, not 'on'"):
-        config.small_product_slices()
+    read = getattr(config, switch)
+    monkeypatch.delenv(name, raising=False)
+    assert read()
+    monkeypatch.setenv(name, "0")
+    assert not read()
+    monkeypatch.setenv(name, bad)
+    with pytest.raises(ValueError, match=f"{name} must be 0 or 1, not '{bad}'"):
+        read()
 
 
 def test_cache_dir_env(monkeypatch, tmp_path):
@@ -422,15 +422,9 @@ def test_bench_distributed_balanced_shapes_keep_n_cubed_per_rank():
         assert shape[0] * shape[1] * shape[2] == 16**3 * g and max(shape) <= 16 * max(2, g)
 
 
-def test_cutlass_env_is_validated(monkeypatch, tmp_path):
+def test_cutlass_dir_env(monkeypatch, tmp_path):
     from ozfft import config
 
-    assert config.cutlass_phase_a()
-    monkeypatch.setenv("OZFFT_CUTLASS", "0")
-    assert not config.cutlass_phase_a()
-    monkeypatch.setenv("OZFFT_CUTLASS", "off")
-    with pytest.raises(ValueError, match="OZFFT_CUTLASS must be 0 or 1, not 'off'"):
-        config.cutlass_phase_a()
     monkeypatch.delenv("OZFFT_CUTLASS_DIR", raising=False)
     assert config.cutlass_include() is None
     monkeypatch.setenv("OZFFT_CUTLASS_DIR", str(tmp_path))
