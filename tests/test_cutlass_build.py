@@ -143,3 +143,28 @@ def test_epilogue_reduction_formula(p, rng):
 def test_moduli_outside_the_epilogue_range_are_refused():
     with pytest.raises(ValueError, match=r"moduli in \[2, 256\]"):
         cpa.modulus_inverses((256, 257))
+
+
+def test_library_path_without_cutlass_is_an_error(monkeypatch, tmp_path):
+    """Asked to build with no CUTLASS headers found: an error naming what it needs."""
+    monkeypatch.setenv("OZFFT_CUTLASS_DIR", str(tmp_path / "nowhere"))
+    with pytest.raises(RuntimeError, match="needs CUTLASS's headers and nvcc"):
+        cpa.library_path(tmp_path / "cache")
+
+
+def test_each_unavailable_reason_says_what_to_do(fake_cutlass, tmp_path, monkeypatch):
+    """Not Hopper, no headers, no nvcc: each reason names the remedy (the device's
+    capability stands in for a GPU)."""
+    from ozfft.engines import base
+
+    monkeypatch.delenv("OZFFT_CUTLASS", raising=False)
+    monkeypatch.setattr(base, "compute_capability", lambda device=None: (8, 0))
+    assert "compute capability 9.0 only" in cpa.unavailable_reason(0)
+    monkeypatch.setattr(base, "compute_capability", lambda device=None: (9, 0))
+    _fake_nvcc(tmp_path, monkeypatch)
+    assert cpa.unavailable_reason(0) is None
+    monkeypatch.setattr(cpa, "_nvcc", lambda: None)
+    assert "nvcc was not found" in cpa.unavailable_reason(0)
+    monkeypatch.setenv("OZFFT_CUTLASS_DIR", str(tmp_path / "nowhere"))
+    reason = cpa.unavailable_reason(0)
+    assert "pip install 'ozfft[cutlass]'" in reason and "OZFFT_CUTLASS_DIR" in reason

@@ -84,8 +84,12 @@ def cutlass_include_dir() -> Path | None:
 
 
 def _nvcc() -> str | None:
-    import cupy
-
+    """nvcc's path as cupy finds it (``NVCC``, ``CUDA_PATH``, ``PATH``), or None (none, or
+    no cupy)."""
+    try:
+        import cupy
+    except ImportError:
+        return None
     return cupy.cuda.get_nvcc_path()
 
 
@@ -146,7 +150,7 @@ def library_path(directory: Path | None = None) -> Path:
     minute, once per CUTLASS, nvcc and ozfft version). A build nvcc rejects raises
     :class:`~ozfft.errors.KernelCompileError` with its log."""
     include = cutlass_include_dir()
-    nvcc = _nvcc()
+    nvcc = _nvcc() if include is not None else None
     if include is None or nvcc is None:
         raise RuntimeError("library_path needs CUTLASS's headers and nvcc (unavailable_reason)")
     source = kernel_dir() / MODP_IGEMM_SOURCE
