@@ -208,3 +208,22 @@ def test_runs_on_cupys_current_device(igemm, rng):
         assert got.device.id == 1
         got = cp.asnumpy(got)
     np.testing.assert_array_equal(got, ozfft.matmul(a, b))
+
+
+@pytest.mark.parametrize("vec", [1, 2, 4, 8])
+@pytest.mark.parametrize("dtype", [np.float64, np.complex128, np.complex64])
+def test_phase_b_outputs_a_thread(igemm, vec, dtype, rng, monkeypatch):
+    """Phase B on byte planes with 1, 2, 4 or 8 adjacent outputs a thread (one load of as
+    many bytes a plane; ``OZ_PB_VEC``) gives the NumPy engine's bits, tile edges
+    included."""
+    from ozfft.engines.cuda import engine
+
+    monkeypatch.setattr(engine, "_PB_VEC_REAL", vec)
+    monkeypatch.setattr(engine, "_PB_VEC_COMPLEX", vec)
+    a = phi_matrix(rng, (77, 130), 4.0, dtype)
+    b = phi_matrix(rng, (130, 1040), 4.0, dtype)
+    calls = _count_byte_products(monkeypatch)
+    for kw in ({}, {"moduli": 20}):
+        got = cp.asnumpy(ozfft.matmul(cp.asarray(a), cp.asarray(b), **kw))
+        np.testing.assert_array_equal(got, ozfft.matmul(a, b, **kw))
+    assert len(calls) >= 2  # (the default call may take several products)

@@ -101,3 +101,118 @@ extern "C" __global__ void oz_mod_accumulate(int* __restrict__ acc, const int* _
         acc[idx] = (int)oz_mod_nonneg(prev + (int)oz_mod_nonneg(part[idx], p), p);
     }
 }
+
+#ifdef OZ_PLANES_U8
+// ---- byte planes, OZ_PB_VEC (2, 4 or 8) adjacent outputs a thread ------------------------
+// One 2-, 4- or 8-byte load a plane brings the residues of all of them, and their digit sums
+// are formed together: each thread has OZ_PB_VEC outputs' loads in flight and as many
+// independent chains (Phase B on byte planes is latency-bound: docs/perf-notes.md, "Phase
+// B's CRT weighting on tensor cores"). nb and the rows' offsets are multiples of OZ_PB_VEC.
+#ifndef OZ_PB_VEC
+#define OZ_PB_VEC 4
+#endif
+#if OZ_PB_VEC == 8
+typedef unsigned long long oz_pb_word;
+#elif OZ_PB_VEC == 4
+typedef oz_u32 oz_pb_word;
+#elif OZ_PB_VEC == 2
+typedef unsigned short oz_pb_word;
+#else
+#error "OZ_PB_VEC: 2, 4 or 8"
+#endif
+
+// byte e of a plane word (the residue of output j + e)
+__device__ __forceinline__ int oz_pb_byte(oz_pb_word w, int e) {
+    return (int)((w >> (8 * e)) & 255u);
+}
+
+template <typename F>
+__device__ __forceinline__ void oz_each_vec(long long m, long long nb,
+                                            const int* __restrict__ shift_a, F body) {
+    for (long long i = blockIdx.y; i < m; i += gridDim.y) {
+        const int sa = shift_a[i];
+        for (long long j = OZ_PB_VEC * (blockIdx.x * (long long)blockDim.x + threadIdx.x); j < nb;
+             j += (long long)OZ_PB_VEC * gridDim.x * blockDim.x)
+            body(i, j, sa);
+    }
+}
+
+extern "C" __global__ void oz_reconstruct_real_vec(const unsigned char* __restrict__ c,
+                                                   long long m, long long nb, long long ldc,
+                                                   long long plane,
+                                                   const int* __restrict__ shift_a,
+                                                   const int* __restrict__ shift_b,
+                                                   oz_out_real* __restrict__ out,
+                                                   long long ld_out, long long c_batch,
+                                                   long long sb_batch, long long out_batch) {
+    oz_batch_item(c, shift_a, shift_b, out, m, c_batch, sb_batch, out_batch);
+    oz_each_vec(m, nb, shift_a, [&](long long i, long long j, int sa) {
+        const unsigned char* cij = c + i * ldc + j;
+        oz_i64 acc[OZ_PB_VEC][OZ_DIGITS];
+#pragma unroll
+        for (int e = 0; e < OZ_PB_VEC; ++e) oz_crt_clear(acc[e]);
+#pragma unroll
+        for (int l = 0; l < OZ_NUM_MODULI; ++l) {
+            const oz_pb_word w = *reinterpret_cast<const oz_pb_word*>(cij + l * plane);
+#pragma unroll
+            for (int e = 0; e < OZ_PB_VEC; ++e)
+                oz_crt_add(acc[e], oz_pb_byte(w, e), oz_weight_digits + l * OZ_DIGITS);
+        }
+#pragma unroll
+        for (int e = 0; e < OZ_PB_VEC; ++e)
+            out[i * ld_out + j + e] = (oz_out_real)oz_crt_finish<OZ_PREC, OZ_EMIN, OZ_EMAX>(
+                acc[e], -(sa + shift_b[j + e]));
+    });
+}
+
+extern "C" __global__ void oz_reconstruct_complex_vec(const unsigned char* __restrict__ c,
+                                                      long long m, long long nb, long long ldc,
+                                                      long long plane, int nprod,
+                                                      const int* __restrict__ shift_a,
+                                                      const int* __restrict__ shift_b,
+                                                      oz_out_complex* __restrict__ out,
+                                                      long long ld_out, long long c_batch,
+                                                      long long sb_batch, long long out_batch) {
+    oz_batch_item(c, shift_a, shift_b, out, m, c_batch, sb_batch, out_batch);
+    oz_each_vec(m, nb, shift_a, [&](long long i, long long j, int sa) {
+        oz_i64 re[OZ_PB_VEC][OZ_DIGITS], im[OZ_PB_VEC][OZ_DIGITS];
+#pragma unroll
+        for (int e = 0; e < OZ_PB_VEC; ++e) {
+            oz_crt_clear(re[e]);
+            oz_crt_clear(im[e]);
+        }
+#pragma unroll
+        for (int l = 0; l < OZ_NUM_MODULI; ++l) {
+            const unsigned char* cl = c + (long long)l * nprod * plane + i * ldc + j;
+            const oz_pb_word w1 = *reinterpret_cast<const oz_pb_word*>(cl);
+            const oz_pb_word w2 = *reinterpret_cast<const oz_pb_word*>(cl + plane);
+#ifdef OZ_GAUSSIAN
+#pragma unroll
+            for (int e = 0; e < OZ_PB_VEC; ++e) {
+                const int t1 = oz_pb_byte(w1, e), t2 = oz_pb_byte(w2, e);
+                oz_crt_add(re[e], t1 + t2, oz_weight_re_digits + l * OZ_DIGITS);
+                oz_crt_add(im[e], t1 - t2, oz_weight_im_digits + l * OZ_DIGITS);
+            }
+#else
+            const oz_pb_word w3 = *reinterpret_cast<const oz_pb_word*>(cl + 2 * plane);
+            const oz_pb_word w4 = nprod == 4 ? *reinterpret_cast<const oz_pb_word*>(cl + 3 * plane) : 0;
+#pragma unroll
+            for (int e = 0; e < OZ_PB_VEC; ++e) {
+                const int t1 = oz_pb_byte(w1, e), t2 = oz_pb_byte(w2, e), t3 = oz_pb_byte(w3, e);
+                const int t_im = nprod == 3 ? t3 - t1 - t2 : t3 + oz_pb_byte(w4, e);
+                oz_crt_add(re[e], t1 - t2, oz_weight_digits + l * OZ_DIGITS);
+                oz_crt_add(im[e], t_im, oz_weight_digits + l * OZ_DIGITS);
+            }
+#endif
+        }
+#pragma unroll
+        for (int e = 0; e < OZ_PB_VEC; ++e) {
+            const int s = -(sa + shift_b[j + e]);
+            oz_out_complex v;
+            v.x = (oz_out_real)oz_crt_finish<OZ_PREC, OZ_EMIN, OZ_EMAX>(re[e], s);
+            v.y = (oz_out_real)oz_crt_finish<OZ_PREC, OZ_EMIN, OZ_EMAX>(im[e], s);
+            out[i * ld_out + j + e] = v;
+        }
+    });
+}
+#endif  // OZ_PLANES_U8

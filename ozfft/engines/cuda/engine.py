@@ -121,6 +121,12 @@ _GUARANTEE_MACROS = Macros(
 _RESIDUES_CU = "gemm/residues.cu"
 _PHASE_B_CU = "gemm/phase_b.cu"
 _SMALL_PRODUCT_CU = "gemm/small_product.cu"
+#: adjacent outputs a thread of Phase B on byte planes (``OZ_PB_VEC``: one 4- or 2-byte
+#: load a plane for all of them): four real, two complex (four complex outputs a thread ran
+#: slower than two: twice the registers, half the warps; docs/perf-notes.md, "Phase B on
+#: byte planes, several outputs a thread")
+_PB_VEC_REAL = 4
+_PB_VEC_COMPLEX = 2
 #: the small-product kernel's argument kinds (launch.py)
 _SP_SIGNATURE = ("ptr", "ptr", "i64", "i64", "i64", "ptr", "ptr", "ptr", "i32", "ptr", "i64", "i32")
 #: the most outputs (times residue planes) a call runs fused: each block recomputes the
@@ -780,25 +786,21 @@ class CudaEngine(Engine):
         sa = cp.ascontiguousarray(shift_a.reshape(batch, m).astype(cp.int32, copy=False))
         sb = cp.ascontiguousarray(shift_b.reshape(batch, n).astype(cp.int32, copy=False))
 
+        budget = self._block_budget(batch, m, n, out_dtype)  # (one free-memory query)
         ws = self.gemm_workspace(
             batch, m, n, kp, count, ra.is_complex, products, False, out_dtype,
-            residue_planes=ra.planes.shape[1],
+            block_budget=budget, residue_planes=ra.planes.shape[1],
         )  # fmt: skip
         kblocked = kp > K_BLOCK
         pairs = _PRODUCT_PLANES[products]
-        stacked = self._stacked_fits(batch, count, products, m, n, ws, kblocked, out_dtype)
+        stacked = self._stacked_fits(batch, count, products, m, n, ws, kblocked, budget)
         igemm = None if stacked else self._cutlass_phase_a(pa, pb, moduli)
         if igemm is not None:  # byte planes: a workspace of its own (a quarter of the bytes)
             out = self._byte_plane_product(
-                igemm, pa, pb, sa, sb, moduli, pairs, ra.is_complex, out_dtype
+                igemm, pa, pb, sa, sb, moduli, pairs, ra.is_complex, out_dtype, budget
             )
             return out.reshape(*batch_shape, m, n)
-        if ws.col_block == 0:
-            raise DeviceMemoryError(
-                f"an emulated {m}x{kp}x{n} product with {count} moduli",
-                ws.total_bytes,
-                self._free_bytes(),
-            )
+        self._require_column_block(ws, f"an emulated {m}x{kp}x{n} product with {count} moduli")
         logger.debug("cuda product %s: column block %d of %d", (batch, m, n, kp), ws.col_block, n)
         ldc = ws.ldc
         macros = phase_b_macros(
@@ -806,8 +808,7 @@ class CudaEngine(Engine):
             out_float=out_dtype in (np.float32, np.complex64),
             raw_sums=kblocked or raw_sums_fit(kp, moduli),  # k-blocked sums are in [0, p)
         )
-        name = "oz_reconstruct_complex" if ra.is_complex else "oz_reconstruct_real"
-        reconstruct = get_function(_PHASE_B_CU, name, macros)
+        reconstruct = _reconstruct_kernel(macros, ra.is_complex)
         if stacked:
             out = cp.empty((batch, m, n), out_dtype)
             self._stacked_product(pa, pb, sa, sb, out, count, pairs, reconstruct, ra.is_complex, ws)
@@ -888,6 +889,7 @@ class CudaEngine(Engine):
         pairs: tuple[tuple[int, int], ...],
         is_complex: bool,
         out_dtype: np.dtype,
+        budget: int,
     ) -> Any:
         """A product whose Phase A is the CUTLASS kernel: per item, column block and
         product one launch over every modulus, each sum reduced to ``[0, p)`` and stored
@@ -895,25 +897,21 @@ class CudaEngine(Engine):
         as cuBLAS with INT32 planes, a quarter of the planes' traffic.
 
         ``pa``, ``pb``: residue stacks ``[modulus][plane][item][rows][kp]``; ``k <=
-        MODP_IGEMM_MAX_K`` (no k-blocking)."""
+        MODP_IGEMM_MAX_K`` (no k-blocking); ``budget``: bytes for the planes."""
         cp = self._cp
         count, _, batch, m, kp = pa.shape
         n = pb.shape[3]
         ws = self.gemm_workspace(
             batch, m, n, kp, count, is_complex, len(pairs), False, out_dtype,
-            residue_planes=pa.shape[1], plane_itemsize=1,
+            block_budget=budget, residue_planes=pa.shape[1], plane_itemsize=1,
         )  # fmt: skip
-        if ws.col_block == 0:
-            raise DeviceMemoryError(
-                f"an emulated {m}x{kp}x{n} product with {count} moduli",
-                ws.total_bytes,
-                self._free_bytes(),
-            )
+        self._require_column_block(ws, f"an emulated {m}x{kp}x{n} product with {count} moduli")
         macros = phase_b_macros(
             moduli, out_float=out_dtype in (np.float32, np.complex64), byte_planes=True
         )
-        name = "oz_reconstruct_complex" if is_complex else "oz_reconstruct_real"
-        reconstruct = get_function(_PHASE_B_CU, name, macros)
+        vec = _PB_VEC_COMPLEX if is_complex else _PB_VEC_REAL
+        vec = vec if ws.col_block % vec == 0 else 1  # then every block's nb is a multiple
+        reconstruct = _reconstruct_kernel(macros, is_complex, vec)
         logger.debug("cuda product %s: CUTLASS byte planes, column block %d of %d",
                      (batch, m, n, kp), ws.col_block, n)  # fmt: skip
         ldc, products = ws.ldc, len(pairs)
@@ -942,7 +940,7 @@ class CudaEngine(Engine):
                         )  # fmt: skip
                 with phase("phase_b", self._clock):
                     _block_phase_b(reconstruct, planes, ldc, products, is_complex, sa, sb, out,
-                                   b, j0, nb)  # fmt: skip
+                                   b, j0, nb, vec=vec)  # fmt: skip
         return out
 
     def fused_product(
@@ -1482,21 +1480,17 @@ class CudaEngine(Engine):
         sa = cp.ascontiguousarray(shift_a.reshape(batch, m).astype(cp.int32, copy=False))
         sb = cp.ascontiguousarray(shift_b.reshape(batch, n).astype(cp.int32, copy=False))
         # one set of INT32 planes whatever k (no k-block planes): plan as for k <= K_BLOCK
+        budget = self._block_budget(batch, m, n, out_dtype)
         ws = self.gemm_workspace(
-            batch, m, n, min(kp, K_BLOCK), count, ra.is_complex, products, False, out_dtype
-        )
-        if ws.col_block == 0:
-            raise DeviceMemoryError(
-                f"an emulated {m}x{kp}x{n} FP8 product with {count} moduli",
-                ws.total_bytes,
-                self._free_bytes(),
-            )
+            batch, m, n, min(kp, K_BLOCK), count, ra.is_complex, products, False, out_dtype,
+            block_budget=budget,
+        )  # fmt: skip
+        self._require_column_block(ws, f"an emulated {m}x{kp}x{n} FP8 product with {count} moduli")
         ldc, pairs = ws.ldc, _PRODUCT_PLANES[products]
         macros = fp8_phase_b_macros(system, out_float=out_dtype in (np.float32, np.complex64))
-        name = "oz_reconstruct_complex" if ra.is_complex else "oz_reconstruct_real"
-        reconstruct = get_function(_PHASE_B_CU, name, macros)
+        reconstruct = _reconstruct_kernel(macros, ra.is_complex)
         out = cp.empty((batch, m, n), out_dtype)
-        if self._stacked_fits(batch, count, products, m, n, ws, False, out_dtype):
+        if self._stacked_fits(batch, count, products, m, n, ws, False, budget):
             planes = self._stacked_planes((batch, count, products, m, ldc))
             with phase("phase_a", self._clock):
                 self._fp8_phase_a(system, pa, pb, pairs, planes, ldc, items=batch)
@@ -1525,13 +1519,18 @@ class CudaEngine(Engine):
         modulus and product, in the order ``shape`` names)."""
         return self._alloc("stacked Phase-A planes", shape, self._cp.int32, 4 * math.prod(shape))
 
-    def _stacked_fits(self, batch, count, products, m, n, ws, kblocked, out_dtype) -> bool:
+    def _stacked_fits(self, batch, count, products, m, n, ws, kblocked, budget) -> bool:
         """Whether a stack of products runs as one batch: whole products (one column
-        block, no k-blocking) whose INT32 planes for every item fit the workspace budget."""
+        block, no k-blocking) whose INT32 planes for every item fit ``budget`` bytes."""
         if batch < 2 or kblocked or ws.col_block != n:
             return False
-        budget = self._block_budget(batch, m, n, out_dtype)
         return batch * count * products * m * ws.ldc * 4 <= budget
+
+    def _require_column_block(self, ws: GemmWorkspace, what: str) -> None:
+        """Raise :class:`DeviceMemoryError` for ``what`` where not even one column block's
+        planes fit (``ws.col_block == 0``)."""
+        if ws.col_block == 0:
+            raise DeviceMemoryError(what, ws.total_bytes, self._free_bytes())
 
     def _block_budget(self, batch: int, m: int, n: int, out_dtype: Any) -> int:
         """Bytes for INT32 Phase-A planes: half the free device memory less the output,
@@ -1780,9 +1779,19 @@ def _raise_non_finite(operand: str, nans: int, infs: int) -> None:
         raise NonFiniteInputError(operand, nans + infs, kinds)
 
 
-def _block_phase_b(reconstruct, cplanes, ldc, products, is_complex, sa, sb, out, b, j0, nb):
-    """Phase B of item ``b``'s column block ``j0 .. j0 + nb`` from its INT32 planes
-    ``(N, products, m, ldc)``."""
+def _reconstruct_kernel(macros: Macros, is_complex: bool, vec: int = 1) -> Any:
+    """Phase B's kernel (``gemm/phase_b.cu``) for real or complex outputs; ``vec > 1``:
+    the byte planes' ``_vec`` kernel, ``vec`` adjacent outputs a thread (``OZ_PB_VEC``)."""
+    name = "oz_reconstruct_complex" if is_complex else "oz_reconstruct_real"
+    if vec > 1:
+        macros, name = macros | {"OZ_PB_VEC": str(vec)}, name + "_vec"
+    return get_function(_PHASE_B_CU, name, macros)
+
+
+def _block_phase_b(reconstruct, cplanes, ldc, products, is_complex, sa, sb, out, b, j0, nb,
+                   vec=1):  # fmt: skip
+    """Phase B of item ``b``'s column block ``j0 .. j0 + nb`` from its planes ``(N,
+    products, m, ldc)`` (``vec`` outputs a thread: the byte planes' ``_vec`` kernels)."""
     _, m, n = out.shape
     args = [cplanes, np.int64(m), np.int64(nb), np.int64(ldc), np.int64(m * ldc)]
     if is_complex:
@@ -1791,7 +1800,7 @@ def _block_phase_b(reconstruct, cplanes, ldc, products, is_complex, sa, sb, out,
     sb_ptr = sb.data.ptr + (b * n + j0) * sb.itemsize
     args += [sa[b], np.uint64(sb_ptr), np.uint64(out_ptr), np.int64(n)]
     args += [np.int64(0), np.int64(0), np.int64(0)]
-    reconstruct(_grid_rows(nb, m), (_THREADS,), tuple(args))
+    reconstruct(_grid_rows(-(-nb // vec), m), (_THREADS,), tuple(args))
 
 
 def _stacked_phase_b(reconstruct, planes, ldc, products, is_complex, sa, sb, out, plane, item):
