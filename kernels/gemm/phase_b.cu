@@ -7,7 +7,7 @@
 // values apart ([modulus][product][m][ldc]: plane = m ldc; a stack's planes may interleave
 // its items: [modulus][product][item][m][ldc], plane = items m ldc, c_batch = m ldc).
 #if defined(OZ_PLANES_U8) && !defined(OZ_RAW_SUMS)
-#define OZ_RAW_SUMS 1  // bytes in [0, p) need no partial reduction
+#error "bytes in [0, p) are raw sums: OZ_PLANES_U8 comes with OZ_RAW_SUMS (phase_b_macros)"
 #endif
 #include "common/ozaki_common.cuh"
 #include "gemm/output_format.cuh"

@@ -24,7 +24,7 @@ import hashlib
 import os
 import stat
 import tempfile
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -40,6 +40,7 @@ from .sources import include_closure, kernel_dir, resolve_source, source_stem
 __all__ = [
     "CACHE_DIR_MODE",
     "cache_key",
+    "cached_binary",
     "cached_cubin",
     "compile_options",
     "cubin_path",
@@ -47,7 +48,6 @@ __all__ = [
     "get_function",
     "load_module",
     "nvrtc_version",
-    "store_verified",
     "verify_cubin",
 ]
 
@@ -152,15 +152,29 @@ def _digest_path(cubin: Path) -> Path:
     return cubin.with_name(cubin.name + ".sha256")
 
 
-def store_verified(path: Path, data: bytes) -> None:
-    """Write a cached binary (a cubin, or the CUTLASS Phase A's library) and its sha256
-    beside it, each atomically."""
+def _store_verified(path: Path, data: bytes) -> None:
+    """Write a cached binary and its sha256 beside it, each atomically."""
     _atomic_write(path, data)
     _atomic_write(_digest_path(path), (hashlib.sha256(data).hexdigest() + "\n").encode())
 
 
+def cached_binary(path: Path, build: Callable[[], bytes]) -> Path:
+    """``path`` where it holds a binary whose sha256 matches the one beside it, else
+    ``build()``'s bytes written there with their sha256 (a damaged entry is logged and built
+    again): the cache of the cubins (:func:`cached_cubin`) and of the CUTLASS Phase A's
+    library (:mod:`.cutlass_phase_a`)."""
+    if path.is_file():
+        problem = verify_cubin(path)
+        if problem is None:
+            logger.debug("kernel cache hit: %s", path)
+            return path
+        logger.warning("kernel cache entry %s is unusable (%s); compiling it again", path, problem)
+    _store_verified(path, build())
+    return path
+
+
 def verify_cubin(cubin: Path) -> str | None:
-    """Why the cached ``cubin`` (or any binary :func:`store_verified` wrote) cannot be used
+    """Why the cached ``cubin`` (or any binary :func:`cached_binary` wrote) cannot be used
     (``None`` when its sha256 matches)."""
     digest = _digest_path(cubin)
     try:
@@ -218,15 +232,7 @@ def cached_cubin(
     key = cache_key(source, macros, arch, nvrtc or nvrtc_version(), root=root)
     cache_dir = ensure_cache_dir(config.cache_dir() if directory is None else directory)
     path = cache_dir / f"{source_stem(source)}-{arch}-{key[:_KEY_CHARS]}.cubin"
-    if path.is_file():
-        problem = verify_cubin(path)
-        if problem is None:
-            logger.debug("kernel cache hit: %s", path)
-            return path
-        logger.warning("kernel cache entry %s is unusable (%s); compiling it again", path, problem)
-    data = _build(source, macros, arch, key, root, cache_dir)
-    store_verified(path, data)
-    return path
+    return cached_binary(path, lambda: _build(source, macros, arch, key, root, cache_dir))
 
 
 def _device_arch(device_id: int | None) -> str:

@@ -269,11 +269,11 @@ def phase_b_macros(
     byte_planes: bool = False,
 ) -> Macros:
     """Macros of ``gemm/phase_b.cu``: :func:`moduli_macros` with limbs, plus
-    ``OZ_OUT_FLOAT`` when the output is binary32, ``OZ_RAW_SUMS`` when every INT32 sum it
+    ``OZ_OUT_FLOAT`` when the output is binary32, ``OZ_RAW_SUMS`` when every value it
     reads is below ``2**RAW_SUM_BITS`` (:func:`raw_sums_fit`, or sums reduced to
-    ``[0, p)``) and ``OZ_PLANES_U8`` when the planes hold residues in ``[0, p)`` as bytes
-    (``gemm/modp_igemm.cu``; these need no ``OZ_RAW_SUMS``) (cached like the others)."""
-    return _phase_b_macros(moduli, out_float, raw_sums and not byte_planes, byte_planes)
+    ``[0, p)``: so always with ``byte_planes``) and ``OZ_PLANES_U8`` when the planes hold
+    residues in ``[0, p)`` as bytes (``gemm/modp_igemm.cu``) (cached like the others)."""
+    return _phase_b_macros(moduli, out_float, raw_sums or byte_planes, byte_planes)
 
 
 @cache

@@ -35,7 +35,7 @@ from ... import config
 from ..._logging import logger
 from ..._version import __version__
 from ...errors import KernelCompileError
-from .compiler import ensure_cache_dir, store_verified, verify_cubin
+from .compiler import cached_binary, ensure_cache_dir
 from .sources import kernel_dir
 
 __all__ = [
@@ -159,22 +159,19 @@ def library_path(directory: Path | None = None) -> Path:
     key = _cache_key(data, include, flags, _nvcc_version(nvcc))
     cache_dir = ensure_cache_dir(config.cache_dir() if directory is None else directory)
     path = cache_dir / f"gemm-modp_igemm-{MODP_IGEMM_ARCH}-{key[:_KEY_CHARS]}.so"
-    if path.is_file():
-        problem = verify_cubin(path)
-        if problem is None:
-            return path
-        logger.warning("kernel cache entry %s is unusable (%s); compiling it again", path, problem)
-    logger.info("compiling %s with nvcc for %s (about a minute, once)", source, MODP_IGEMM_ARCH)
-    with tempfile.TemporaryDirectory(dir=cache_dir, prefix=".build-") as tmp:
-        built = Path(tmp) / "lib.so"
-        cmd = [nvcc, *flags, "-o", str(built), str(source)]
-        run = subprocess.run(cmd, capture_output=True, text=True, timeout=_NVCC_TIMEOUT_S)
-        if run.returncode != 0:
-            log = f"$ {shlex.join(cmd)}\n{run.stdout}{run.stderr}"
-            raise KernelCompileError(MODP_IGEMM_SOURCE, MODP_IGEMM_ARCH, log, source, "nvcc")
-        library = built.read_bytes()
-    store_verified(path, library)
-    return path
+
+    def build() -> bytes:
+        logger.info("compiling %s with nvcc for %s (about a minute, once)", source, MODP_IGEMM_ARCH)
+        with tempfile.TemporaryDirectory(dir=cache_dir, prefix=".build-") as tmp:
+            built = Path(tmp) / "lib.so"
+            cmd = [nvcc, *flags, "-o", str(built), str(source)]
+            run = subprocess.run(cmd, capture_output=True, text=True, timeout=_NVCC_TIMEOUT_S)
+            if run.returncode != 0:
+                log = f"$ {shlex.join(cmd)}\n{run.stdout}{run.stderr}"
+                raise KernelCompileError(MODP_IGEMM_SOURCE, MODP_IGEMM_ARCH, log, source, "nvcc")
+            return built.read_bytes()
+
+    return cached_binary(path, build)
 
 
 @dataclass(frozen=True)
