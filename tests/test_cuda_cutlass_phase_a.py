@@ -37,9 +37,9 @@ def _products_mod_p(lib, a, bt, moduli, ldd):
     n = bt.shape[1]
     da, dbt = cp.asarray(a), cp.asarray(bt)
     d = cp.full((count, m, ldd), 0xEE, cp.uint8)  # junk where nothing is stored
-    from ozfft.engines.cuda.cutlass_phase_a import modulus_inverses
+    from ozfft.engines.cuda.cutlass_phase_a import epilogue_table
 
-    table = cp.asarray(np.array([moduli, modulus_inverses(tuple(moduli))], np.int32))
+    table = cp.asarray(epilogue_table(tuple(moduli)))
     device = cp.cuda.runtime.getDevice()
     stream = cp.cuda.get_current_stream().ptr
     work = lib.workspace_bytes(m, n, kp, count, device)

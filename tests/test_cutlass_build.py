@@ -117,32 +117,60 @@ def test_flags_keep_wgmma_unserialized(fake_cutlass):
     assert f"-I{fake_cutlass}" in flags
 
 
-def _epilogue_mod(v, p, inv):
-    """The epilogue's reduction (kernels/gemm/modp_igemm.cu, OzModP) in uint64 arithmetic:
-    u = v + p 2**(clz(p) - 1) as uint32, q = umulhi(u, inv), r = u - q p, one subtraction."""
-    lift = p << (31 - p.bit_length())  # p << (clz(p) - 1): in [2**30, 2**31)
-    u = (v.astype(np.int64) + lift).astype(np.uint64) & 0xFFFFFFFF
-    q = (u * np.uint64(inv)) >> np.uint64(32)
-    r = (u - q * np.uint64(p)) & 0xFFFFFFFF
-    return np.where(r >= p, r - np.uint64(p), r)
+def _epilogue_mod(v, p, magic):
+    """The epilogue's reduction (kernels/gemm/modp_igemm.cu, OzReduction) in uint64
+    arithmetic: shift = ceil(log2 p) - 1, q(u) = umulhi(u, magic) >> shift, lift = p
+    q(2**30 + p - 1), u = v + lift as uint32, r = u - q(u) p as uint32."""
+    shift = np.uint64((p - 1).bit_length() - 1)
+
+    def quotient(u):
+        return ((u * np.uint64(magic)) >> np.uint64(32)) >> shift
+
+    lift = int(quotient(np.uint64((1 << 30) + p - 1))) * p
+    u = (v.astype(np.int64) + lift).astype(np.uint64) & np.uint64(0xFFFFFFFF)
+    return (u + quotient(u) * np.uint64((1 << 32) - p)) & np.uint64(0xFFFFFFFF)
 
 
-@pytest.mark.parametrize("p", [2, 3, 5, 13, 17, 127, 128, 129, 173, 193, 251, 255, 256])
+@pytest.mark.parametrize("p", [2, 3, 5, 13, 17, 64, 65, 127, 128, 129, 173, 193, 251, 255, 256])
 def test_epilogue_reduction_formula(p, rng):
     """For every |v| <= 2**30 (the ends, the multiples of p near them and 10**6 random
-    sums) the epilogue's lift-multiply-high-subtract gives v mod p."""
-    (inv,) = cpa.modulus_inverses((p,))
+    sums) the epilogue's lift-multiply-high-shift-subtract gives v mod p."""
+    (magic,) = cpa.modulus_magics((p,))
     edge = 1 << 30
     v = np.concatenate([
         np.arange(-edge, -edge + 600), np.arange(edge - 600, edge + 1), np.arange(-600, 600),
         rng.integers(-edge, edge + 1, 10**6),
     ])  # fmt: skip
-    np.testing.assert_array_equal(_epilogue_mod(v, p, inv), np.mod(v, p))
+    np.testing.assert_array_equal(_epilogue_mod(v, p, magic), np.mod(v, p))
+
+
+def test_epilogue_quotient_is_exact_for_every_modulus():
+    """The bound behind the reduction, for every modulus the kernel takes: magic < 2**32
+    and u (magic p - 2**(31 + c)) < 2**(31 + c) for the largest u = 2**31 + p - 1, so
+    floor(u magic / 2**(31 + c)) = floor(u / p) for every u in [0, 2**31 + p) (checked in
+    exact integers at the largest u and at the multiples of p below it)."""
+    magics = cpa.modulus_magics(tuple(cpa.MODP_IGEMM_MODULI))
+    for p, magic in zip(cpa.MODP_IGEMM_MODULI, magics, strict=True):
+        c = (p - 1).bit_length()
+        assert 1 << 31 <= magic < 1 << 32
+        error = magic * p - (1 << (31 + c))
+        u_max = (1 << 31) + p - 1
+        assert 0 <= error < p and u_max * error < 1 << (31 + c)
+        top = u_max - u_max % p
+        for u in (u_max, top, top - 1, 0, p - 1, p):
+            assert (u * magic) >> (31 + c) == u // p
+
+
+def test_epilogue_table_holds_the_magics_as_int32_bits():
+    table = cpa.epilogue_table((256, 251, 197, 2))
+    assert table.dtype == np.int32 and table.shape == (2, 4)
+    assert table[0].tolist() == [256, 251, 197, 2]
+    assert table[1].view(np.uint32).tolist() == cpa.modulus_magics((256, 251, 197, 2))
 
 
 def test_moduli_outside_the_epilogue_range_are_refused():
     with pytest.raises(ValueError, match=r"moduli in \[2, 256\]"):
-        cpa.modulus_inverses((256, 257))
+        cpa.modulus_magics((256, 257))
 
 
 def test_library_path_without_cutlass_is_an_error(monkeypatch, tmp_path):

@@ -12,8 +12,8 @@
 // Kernel: CUTLASS 3 sm90a warp-specialized persistent GEMM (wgmma INT8, TMA loads with
 // multicast across an OZ_MODP_CLUSTER_M x OZ_MODP_CLUSTER_N cluster, TMA stores),
 // OZ_MODP_TILE_M x OZ_MODP_TILE_N x 128 tiles; its epilogue an epilogue visitor tree
-// acc, p, inv -> acc mod p (p and its inverse broadcast per batch: no division on the
-// device). OZ_MODP_PINGPONG 1: two consumer warpgroups on alternate tiles; 0: both on one
+// acc, p, magic -> acc mod p (p and its division magic broadcast per batch: no division on
+// the device). OZ_MODP_PINGPONG 1: two consumer warpgroups on alternate tiles; 0: both on one
 // tile (cooperative). The defaults (cooperative, 256 x 128 tiles, 1 x 2 clusters, CUTLASS's
 // epilogue subtile) were the fastest of the variants measured at k = 256, 1024 and 4096.
 #include <cstdint>
@@ -53,36 +53,56 @@ using EpilogueTile = cutlass::epilogue::collective::EpilogueTileAuto;
 #define OZ_MODP_CLUSTER_N 2
 #endif
 
-// v mod p in [0, p) for |v| <= 2**30 and 2 <= p <= 256, given inv = floor((2**32 - 1) / p):
-// u = v + lift with lift = p 2**s in [2**30, 2**31) (s = clz(p) - 1; a multiple of p) lies
-// in [0, 2**32); q = umulhi(u, inv) >= u / p - u / 2**32 > u / p - 1 is floor(u / p) or one
-// less, so u - q p lies in [0, 2p) and one subtraction finishes it.
-template <class T>
-struct OzModP {
-    CUTLASS_HOST_DEVICE T operator()(T const& v, T const& p, T const& inv) const {
-        const unsigned up = static_cast<unsigned>(p);
+// v mod p in [0, p) for |v| <= 2**30 and 2 <= p <= 256, by division by an invariant integer
+// (Granlund and Montgomery, "Division by invariant integers using multiplication"): with
+// c = ceil(log2 p) and magic = ceil(2**(31 + c) / p) < 2**32 (ModpIgemm's table), e = magic p
+// - 2**(31 + c) < p, so for u < 2**31 + p, u e < 2**(31 + c) and
+// q = umulhi(u, magic) >> (c - 1) = floor(u / p) exactly. u = v + lift, lift = p ceil(2**30
+// / p) in [2**30, 2**30 + p) (a multiple of p, from the same division), lies in [0, 2**31 +
+// p), and r = u - q p: an add, a multiply-high, a shift and a multiply-add a sum
+// (docs/perf-notes.md, "The epilogue's reduction by an exact quotient").
+struct OzReduction {
+    unsigned neg_p, magic, shift, lift;
+    CUTLASS_HOST_DEVICE OzReduction(unsigned p, unsigned magic_) : neg_p(0u - p), magic(magic_) {
 #ifdef __CUDA_ARCH__
-        const unsigned u = static_cast<unsigned>(v) + (up << (__clz(up) - 1));
-        const unsigned q = __umulhi(u, static_cast<unsigned>(inv));
+        // opaque to the compiler, which would otherwise fold q (-p) into (-q) p: a negation a sum
+        asm("" : "+r"(neg_p));
+        shift = 31 - __clz(p - 1);
 #else
-        const unsigned u = static_cast<unsigned>(v) + (up << (__builtin_clz(up) - 1));
-        const unsigned q = static_cast<unsigned>(
-            (static_cast<unsigned long long>(u) * static_cast<unsigned>(inv)) >> 32);
+        shift = 31 - __builtin_clz(p - 1);
 #endif
-        const unsigned r = u - q * up;
-        return static_cast<T>(r >= up ? r - up : r);
+        lift = quotient((1u << 30) + p - 1) * p;
+    }
+    CUTLASS_HOST_DEVICE unsigned quotient(unsigned u) const {
+#ifdef __CUDA_ARCH__
+        return __umulhi(u, magic) >> shift;
+#else
+        return static_cast<unsigned>((static_cast<unsigned long long>(u) * magic) >> 32) >> shift;
+#endif
+    }
+    CUTLASS_HOST_DEVICE unsigned operator()(int v) const {
+        const unsigned u = static_cast<unsigned>(v) + lift;
+        return u + quotient(u) * neg_p;
     }
 };
 
+template <class T>
+struct OzModP {
+    CUTLASS_HOST_DEVICE T operator()(T const& v, T const& p, T const& magic) const {
+        return static_cast<T>(OzReduction(static_cast<unsigned>(p), static_cast<unsigned>(magic))(v));
+    }
+};
+
+// a fragment of one tile: one batch, so one modulus (the constants once a fragment)
 template <class T, int N>
 struct OzModP<cutlass::Array<T, N>> {
     CUTLASS_HOST_DEVICE cutlass::Array<T, N> operator()(cutlass::Array<T, N> const& v,
                                                         cutlass::Array<T, N> const& p,
-                                                        cutlass::Array<T, N> const& inv) const {
+                                                        cutlass::Array<T, N> const& magic) const {
         cutlass::Array<T, N> out;
-        OzModP<T> op;
+        const OzReduction reduce(static_cast<unsigned>(p[0]), static_cast<unsigned>(magic[0]));
         CUTLASS_PRAGMA_UNROLL
-        for (int i = 0; i < N; ++i) out[i] = op(v[i], p[i], inv[i]);
+        for (int i = 0; i < N; ++i) out[i] = static_cast<T>(reduce(v[i]));
         return out;
     }
 };
@@ -105,7 +125,7 @@ using MainloopSchedule = cutlass::gemm::KernelTmaWarpSpecializedCooperative;
 using EpilogueSchedule = cutlass::epilogue::TmaWarpSpecializedCooperative;
 #endif
 
-// the modulus of batch l and its inverse: moduli[l], inverses[l] (scalar broadcasts with a
+// the modulus of batch l and its division magic: moduli[l], magics[l] (scalar broadcasts with a
 // batch stride of 1)
 using ModulusStride = Stride<_0, _0, int64_t>;
 using ModulusOfBatch = cutlass::epilogue::fusion::Sm90ScalarBroadcast<ElementAcc, ModulusStride>;
@@ -136,7 +156,7 @@ constexpr int kCudaErrorBase = 1000;  // 1000 + cudaError_t of the launch
 typename Gemm::Arguments make_arguments(const int8_t* a, long long lda, long long a_batch,
                                         const int8_t* bt, long long ldb, long long b_batch,
                                         uint8_t* d, long long ldd, long long d_batch,
-                                        const int32_t* moduli, const int32_t* inverses, int m,
+                                        const int32_t* moduli, const int32_t* magics, int m,
                                         int n, int k, int batches, int device) {
     using StrideA = typename Gemm::GemmKernel::StrideA;
     using StrideB = typename Gemm::GemmKernel::StrideB;
@@ -156,10 +176,10 @@ typename Gemm::Arguments make_arguments(const int8_t* a, long long lda, long lon
                                   {a, stride_a, bt, stride_b},
                                   {{}, nullptr, stride_d, d, stride_d},
                                   hw};
-    auto& tree = args.epilogue.thread;  // {AccFetch, moduli, inverses, Compute}
+    auto& tree = args.epilogue.thread;  // {AccFetch, moduli, magics, Compute}
     tree.op_1.scalar_ptrs[0] = moduli;
     tree.op_1.dScalar[0] = ModulusStride{_0{}, _0{}, int64_t(1)};
-    tree.op_2.scalar_ptrs[0] = inverses;
+    tree.op_2.scalar_ptrs[0] = magics;
     tree.op_2.dScalar[0] = ModulusStride{_0{}, _0{}, int64_t(1)};
     return args;
 }
@@ -177,16 +197,17 @@ size_t oz_modp_igemm_workspace(int m, int n, int k, int batches, int device) {
 
 // D_l = (A_l Bt_l^T) mod moduli[l] for l < batches: A_l at a + l a_batch (m rows of k, lda
 // apart), Bt_l at bt + l b_batch (n rows of k, ldb apart), D_l at d + l d_batch (m rows of n
-// bytes, ldd apart); inverses[l] = floor((2**32 - 1) / moduli[l]) (as int32 bits). Needs
+// bytes, ldd apart); magics[l] = ceil(2**(31 + c) / moduli[l]), c = ceil(log2 moduli[l])
+// (as int32 bits). Needs
 // |sums| <= 2**30 (k <= 2**16), 2 <= moduli <= 256, 16-byte aligned pointers and n, k, lda,
 // ldb, ldd multiples of 16 (CUTLASS's check of the TMA operands). Returns 0, a cutlass::Status or 1000 + the launch's cudaError_t.
 int oz_modp_igemm(const int8_t* a, long long lda, long long a_batch, const int8_t* bt,
                   long long ldb, long long b_batch, uint8_t* d, long long ldd, long long d_batch,
-                  const int32_t* moduli, const int32_t* inverses, int m, int n, int k,
+                  const int32_t* moduli, const int32_t* magics, int m, int n, int k,
                   int batches, void* workspace, size_t workspace_bytes, void* stream,
                   int device) {
     auto args = make_arguments(a, lda, a_batch, bt, ldb, b_batch, d, ldd, d_batch, moduli,
-                               inverses, m, n, k, batches, device);
+                               magics, m, n, k, batches, device);
     Gemm gemm;
     cutlass::Status status = gemm.can_implement(args);
     if (status != cutlass::Status::kSuccess) return static_cast<int>(status);

@@ -31,6 +31,8 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from ... import config
 from ..._logging import logger
 from ..._version import __version__
@@ -46,9 +48,10 @@ __all__ = [
     "MODP_IGEMM_SOURCE",
     "ModpIgemm",
     "cutlass_include_dir",
+    "epilogue_table",
     "library_path",
     "modp_igemm",
-    "modulus_inverses",
+    "modulus_magics",
     "nvcc_flags",
     "unavailable_reason",
 ]
@@ -192,7 +195,7 @@ class ModpIgemm:
         ldd: int,
         d_batch: int,
         moduli: int,
-        inverses: int,
+        magics: int,
         m: int,
         n: int,
         k: int,
@@ -206,11 +209,11 @@ class ModpIgemm:
         """``D_l = (A_l Bt_l^T) mod moduli[l]`` for ``l < batches`` (device pointers;
         strides in bytes = elements: A_l at ``a + l a_batch``, ``m`` rows of ``k`` bytes
         ``lda`` apart; Bt_l likewise, ``n`` rows; D_l ``m`` rows of ``n`` bytes, ``ldd``
-        apart; ``moduli``, ``inverses``: ``batches`` int32 values each, ``p`` in
-        :data:`MODP_IGEMM_MODULI` and ``floor((2**32 - 1) / p)``, :func:`modulus_inverses`).
+        apart; ``moduli``, ``magics``: ``batches`` int32 values each, the rows of
+        :func:`epilogue_table`).
         A failed check or launch raises RuntimeError with CUTLASS's or CUDA's status."""
         code = self.lib.oz_modp_igemm(
-            a, lda, a_batch, bt, ldb, b_batch, d, ldd, d_batch, moduli, inverses, m, n, k,
+            a, lda, a_batch, bt, ldb, b_batch, d, ldd, d_batch, moduli, magics, m, n, k,
             batches, workspace, workspace_bytes, stream, device,
         )  # fmt: skip
         if code != 0:
@@ -225,12 +228,20 @@ class ModpIgemm:
         return int(self.lib.oz_modp_igemm_workspace(m, n, k, batches, device))
 
 
-def modulus_inverses(moduli: tuple[int, ...]) -> list[int]:
-    """``floor((2**32 - 1) / p)`` of each modulus: the epilogue's ``q = umulhi(u, inv)``
-    is ``floor(u / p)`` or one less for ``u < 2**32``."""
+def modulus_magics(moduli: tuple[int, ...]) -> list[int]:
+    """``ceil(2**(31 + c) / p)`` with ``c = ceil(log2 p)`` for each modulus (below 2**32):
+    the epilogue's ``floor(u / p) = umulhi(u, magic) >> (c - 1)``, exact for every ``u <
+    2**31 + p`` (``kernels/gemm/modp_igemm.cu``, ``OzReduction``)."""
     if any(p not in MODP_IGEMM_MODULI for p in moduli):
         raise ValueError(f"the CUTLASS Phase A reduces by moduli in [2, 256], not {moduli}")
-    return [(2**32 - 1) // p for p in moduli]
+    return [-(-(1 << (31 + (p - 1).bit_length())) // p) for p in moduli]
+
+
+def epilogue_table(moduli: tuple[int, ...]) -> np.ndarray:
+    """The kernel's ``(2, N)`` int32 table: the moduli, then their magics
+    (:func:`modulus_magics`) as int32 bits."""
+    magics = np.array(modulus_magics(moduli), dtype=np.uint32).view(np.int32)
+    return np.stack([np.array(moduli, dtype=np.int32), magics])
 
 
 @cache

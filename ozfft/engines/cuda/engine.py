@@ -80,8 +80,8 @@ from .cutlass_phase_a import (
     MODP_IGEMM_MAX_K,
     MODP_IGEMM_MODULI,
     ModpIgemm,
+    epilogue_table,
     modp_igemm,
-    modulus_inverses,
 )
 from .flags import MappedFlags
 from .launch import launcher
@@ -258,7 +258,7 @@ class CudaEngine(Engine):
         self._sp_shared: dict[tuple[int, int], int] = {}  # (device id, planes) -> bytes
         #: (device id, source, kernel name) -> launcher (kernels built with fixed macros)
         self._named: dict[tuple[int, str, str], Any] = {}
-        #: (device id, moduli) -> the moduli and their inverses on the device (CUTLASS Phase A)
+        #: (device id, moduli) -> the CUTLASS epilogue's table on the device (moduli, magics)
         self._moduli_arrays: dict[tuple[int, tuple[int, ...]], Any] = {}
         self._one = np.array(1, dtype=np.int32)
         self._zero = np.array(0, dtype=np.int32)
@@ -870,12 +870,11 @@ class CudaEngine(Engine):
         return modp_igemm(self._cp.cuda.runtime.getDevice())
 
     def _moduli_array(self, moduli: ModuliSet) -> Any:
-        """The moduli and their inverses ``floor((2**32 - 1) / p)`` as a ``(2, N)`` int32
-        device array (once per device)."""
+        """The CUTLASS epilogue's table (the moduli and their division magics,
+        :func:`epilogue_table`) as a ``(2, N)`` int32 device array (once per device)."""
         key = (self._cp.cuda.runtime.getDevice(), tuple(moduli.moduli))
         if key not in self._moduli_arrays:
-            table = np.array([key[1], modulus_inverses(key[1])], dtype=np.int32)
-            self._moduli_arrays[key] = self._cp.asarray(table)
+            self._moduli_arrays[key] = self._cp.asarray(epilogue_table(key[1]))
         return self._moduli_arrays[key]
 
     def _byte_plane_product(
