@@ -45,7 +45,7 @@ def _products_mod_p(lib, a, bt, moduli, ldd):
     work = lib.workspace_bytes(m, n, kp, count, device)
     scratch = cp.empty(work, cp.uint8)
     lib(da.data.ptr, kp, m * kp, dbt.data.ptr, kp, n * kp, d.data.ptr, ldd, m * ldd,
-        table[0].data.ptr, table[1].data.ptr, m, n, kp, count, stream=stream, device=device,
+        table.data.ptr, m, n, kp, count, stream=stream, device=device,
         workspace=scratch.data.ptr, workspace_bytes=work)  # fmt: skip
     return cp.asnumpy(d)
 
@@ -53,20 +53,22 @@ def _products_mod_p(lib, a, bt, moduli, ldd):
 @pytest.mark.parametrize(
     "m, n, kp",
     [(1, 16, 16), (128, 128, 128), (129, 144, 48), (300, 272, 80), (17, 384, 4096),
-     (256, 16, 208), (64, 48, 65536)],
+     (256, 16, 208), (64, 48, 512), (64, 48, 528), (64, 48, 65536)],
 )  # fmt: skip
 def test_byte_planes_are_the_products_mod_p(igemm, m, n, kp, rng):
     """Every stored byte is ``(A_l Bt_l^T) mod p_l`` of the exact integer product, for
-    residues spanning [-128, 127] (sums of both signs; the largest |sum|, 2**30, at k =
-    2**16 with every term (-128)(-128)), tile edges in m and n, k not a multiple of the
-    128-byte stage, and the power-of-two modulus 256; bytes past n are left alone."""
+    residues spanning [-128, 127] (sums of both signs; the largest |sums| of both
+    epilogues, 2**23 at k = MODP_IGEMM_SHORT_K = 512 and 2**30 at k = 2**16, with every term
+    (-128)(-128), and the first k past the short one), tile edges in m and n, k not a
+    multiple of the 128-byte stage, and the power-of-two modulus 256; bytes past n are left
+    alone."""
     from ozfft.ozaki.moduli import moduli_set
 
     moduli = moduli_set(16).moduli[: 3 if kp > 4096 else 16]
     count = len(moduli)
     a = rng.integers(-128, 128, (count, m, kp), dtype=np.int8)
     bt = rng.integers(-128, 128, (count, n, kp), dtype=np.int8)
-    if kp >= 4096:  # the extreme sums
+    if kp >= 512:  # the extreme sums
         a[0] = -128
         bt[0, : n // 2] = -128
         bt[0, n // 2 :] = 127
@@ -82,12 +84,13 @@ def test_misaligned_stride_is_an_error(igemm):
     """A row stride that TMA cannot take is refused with CUTLASS's status, not run."""
     a = cp.zeros((1, 8, 32), cp.int8)
     d = cp.zeros((1, 8, 16), cp.uint8)
-    p = cp.asarray(np.array([251, (2**32 - 1) // 251], np.int32))
+    from ozfft.engines.cuda.cutlass_phase_a import epilogue_table
+
+    table = cp.asarray(epilogue_table((251,)))
     device = cp.cuda.runtime.getDevice()
     with pytest.raises(RuntimeError, match=r"CUTLASS Phase A .* failed"):
-        igemm(a.data.ptr, 24, 256, a.data.ptr, 32, 256, d.data.ptr, 16, 128, p[:1].data.ptr,
-              p[1:].data.ptr, 8, 8, 24, 1, stream=cp.cuda.get_current_stream().ptr,
-              device=device)  # fmt: skip
+        igemm(a.data.ptr, 24, 256, a.data.ptr, 32, 256, d.data.ptr, 16, 128, table.data.ptr,
+              8, 8, 24, 1, stream=cp.cuda.get_current_stream().ptr, device=device)  # fmt: skip
 
 
 def _count_byte_products(monkeypatch):

@@ -161,16 +161,69 @@ def test_epilogue_quotient_is_exact_for_every_modulus():
             assert (u * magic) >> (31 + c) == u // p
 
 
-def test_epilogue_table_holds_the_magics_as_int32_bits():
-    table = cpa.epilogue_table((256, 251, 197, 2))
-    assert table.dtype == np.int32 and table.shape == (2, 4)
-    assert table[0].tolist() == [256, 251, 197, 2]
-    assert table[1].view(np.uint32).tolist() == cpa.modulus_magics((256, 251, 197, 2))
+def _short_epilogue_mod(v, p, c, lift_c):
+    """The short-k epilogue's remainder (kernels/gemm/modp_igemm.cu, OzFastModP) in uint64
+    arithmetic: w = (c v + lift_c) mod 2**32, r = umulhi(w, p)."""
+    w = (v.astype(np.int64).astype(np.uint64) * np.uint64(c) + np.uint64(lift_c)) & np.uint64(
+        0xFFFFFFFF
+    )
+    return (w * np.uint64(p)) >> np.uint64(32)
+
+
+@pytest.mark.parametrize("p", [2, 3, 5, 13, 17, 64, 65, 97, 127, 128, 129, 241, 251, 255, 256])
+def test_short_epilogue_remainder_formula(p, rng):
+    """For every |v| <= 2**23 (sums of at most MODP_IGEMM_SHORT_K products of residues in
+    [-128, 128]: the ends, the multiples of p near them and 10**6 random sums) the
+    two-instruction remainder gives v mod p."""
+    assert 128 * 128 * cpa.MODP_IGEMM_SHORT_K == 1 << 23
+    (c,), (lift_c,) = cpa.remainder_constants((p,))
+    edge = 1 << 23
+    v = np.concatenate([
+        np.arange(-edge, -edge + 600), np.arange(edge - 600, edge + 1), np.arange(-600, 600),
+        rng.integers(-edge, edge + 1, 10**6),
+    ])  # fmt: skip
+    np.testing.assert_array_equal(_short_epilogue_mod(v, p, c, lift_c), np.mod(v, p))
+
+
+@pytest.mark.parametrize("p", [251, 256, 97])
+def test_short_epilogue_remainder_is_exact_on_every_sum(p):
+    """Every sum the short kernel can meet, |v| <= 2**23, for three moduli (all 2**24 + 1)."""
+    (c,), (lift_c,) = cpa.remainder_constants((p,))
+    v = np.arange(-(1 << 23), (1 << 23) + 1, dtype=np.int64)
+    assert np.array_equal(_short_epilogue_mod(v, p, c, lift_c), np.mod(v, p))
+
+
+def test_short_epilogue_bound_holds_for_every_modulus():
+    """The bound behind the remainder for every modulus the kernel takes: with c =
+    (2**32 + e) / p, w = (c u) mod 2**32 gives umulhi(w, p) = u mod p when e (u + p) <
+    2**32; u = v + lift lies in [0, 2**24 + p) for |v| <= 2**23, since lift = p ceil(2**23 /
+    p) is in [2**23, 2**23 + p); and (c lift) mod 2**32 is what the table holds."""
+    moduli = tuple(cpa.MODP_IGEMM_MODULI)
+    cs, lift_cs = cpa.remainder_constants(moduli)
+    for p, c, lift_c in zip(moduli, cs, lift_cs, strict=True):
+        e = c * p - (1 << 32)
+        lift = p * -(-(1 << 23) // p)
+        assert 0 <= e < p and c < 1 << 32 and 1 << 23 <= lift < (1 << 23) + p
+        u_max = (1 << 23) + lift
+        assert e * (u_max + p) < 1 << 32
+        assert lift_c == (c * lift) % (1 << 32)
+
+
+def test_epilogue_table_holds_the_constants_as_int32_bits():
+    moduli = (256, 251, 197, 2)
+    table = cpa.epilogue_table(moduli)
+    assert table.dtype == np.int32 and table.shape == (4, 4)
+    bits = table.view(np.uint32)
+    assert bits[0].tolist() == list(moduli)
+    assert bits[1].tolist() == cpa.modulus_magics(moduli)
+    cs, lift_cs = cpa.remainder_constants(moduli)
+    assert bits[2].tolist() == cs and bits[3].tolist() == lift_cs
 
 
 def test_moduli_outside_the_epilogue_range_are_refused():
-    with pytest.raises(ValueError, match=r"moduli in \[2, 256\]"):
-        cpa.modulus_magics((256, 257))
+    for constants in (cpa.modulus_magics, cpa.remainder_constants, cpa.epilogue_table):
+        with pytest.raises(ValueError, match=r"moduli in \[2, 256\]"):
+            constants((256, 257))
 
 
 def test_library_path_without_cutlass_is_an_error(monkeypatch, tmp_path):

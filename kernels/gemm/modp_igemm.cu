@@ -12,11 +12,13 @@
 // Kernel: CUTLASS 3 sm90a warp-specialized persistent GEMM (wgmma INT8, TMA loads with
 // multicast across an OZ_MODP_CLUSTER_M x OZ_MODP_CLUSTER_N cluster, TMA stores),
 // OZ_MODP_TILE_M x OZ_MODP_TILE_N x 128 tiles; its epilogue an epilogue visitor tree
-// acc, p, magic -> acc mod p (p and its division magic broadcast per batch: no division on
-// the device). OZ_MODP_PINGPONG 1: two consumer warpgroups on alternate tiles; 0: both on one
+// acc -> acc mod p with p and its constants broadcast per batch (no division on the device):
+// two instantiations, the two-instruction remainder for k <= OZ_MODP_SHORT_K (OzFastModP) and
+// the exact quotient for longer k (OzModP). OZ_MODP_PINGPONG 1: two consumer warpgroups on alternate tiles; 0: both on one
 // tile (cooperative). The defaults (cooperative, 256 x 128 tiles, 1 x 2 clusters, CUTLASS's
 // epilogue subtile) were the fastest of the variants measured at k = 256, 1024 and 4096.
 #include <cstdint>
+#include <type_traits>
 
 #include "cutlass/cutlass.h"
 #include "cute/tensor.hpp"
@@ -52,6 +54,8 @@ using EpilogueTile = cutlass::epilogue::collective::EpilogueTileAuto;
 #ifndef OZ_MODP_CLUSTER_N
 #define OZ_MODP_CLUSTER_N 2
 #endif
+// the longest k whose sums (|v| <= 128 * 128 * k = 2**23) take OzFastModP's remainder
+#define OZ_MODP_SHORT_K 512
 
 // v mod p in [0, p) for |v| <= 2**30 and 2 <= p <= 256, by division by an invariant integer
 // (Granlund and Montgomery, "Division by invariant integers using multiplication"): with
@@ -107,6 +111,44 @@ struct OzModP<cutlass::Array<T, N>> {
     }
 };
 
+// v mod p for sums of at most OZ_MODP_SHORT_K products (|v| <= 2**23), by direct computation
+// of the remainder (Lemire, Kaser and Kurz, "Faster remainder by direct computation"): with
+// c = ceil(2**32 / p) = (2**32 + e) / p (e < p) and u = v + lift, lift = p ceil(2**23 / p), so
+// that 0 <= u < 2**24 + p: w = (c u) mod 2**32 and r = umulhi(w, p) = u mod p whenever
+// e (u + p) < 2**32 (true for every p <= 256). w = c v + (c lift mod 2**32) in one multiply-add
+// (the lift's product comes with the table), so a sum takes two instructions
+// (docs/perf-notes.md, "The epilogue's remainder by direct computation").
+template <class T>
+struct OzFastModP {
+    CUTLASS_HOST_DEVICE static unsigned remainder(T v, unsigned p, unsigned c, unsigned lift_c) {
+        const unsigned w = static_cast<unsigned>(v) * c + lift_c;
+#ifdef __CUDA_ARCH__
+        return __umulhi(w, p);
+#else
+        return static_cast<unsigned>((static_cast<unsigned long long>(w) * p) >> 32);
+#endif
+    }
+    CUTLASS_HOST_DEVICE T operator()(T const& v, T const& p, T const& c, T const& lift_c) const {
+        return static_cast<T>(remainder(v, static_cast<unsigned>(p), static_cast<unsigned>(c),
+                                        static_cast<unsigned>(lift_c)));
+    }
+};
+
+template <class T, int N>
+struct OzFastModP<cutlass::Array<T, N>> {
+    CUTLASS_HOST_DEVICE cutlass::Array<T, N> operator()(cutlass::Array<T, N> const& v,
+                                                        cutlass::Array<T, N> const& p,
+                                                        cutlass::Array<T, N> const& c,
+                                                        cutlass::Array<T, N> const& lift_c) const {
+        cutlass::Array<T, N> out;
+        const unsigned p0 = static_cast<unsigned>(p[0]), c0 = static_cast<unsigned>(c[0]);
+        const unsigned l0 = static_cast<unsigned>(lift_c[0]);
+        CUTLASS_PRAGMA_UNROLL
+        for (int i = 0; i < N; ++i) out[i] = static_cast<T>(OzFastModP<T>::remainder(v[i], p0, c0, l0));
+        return out;
+    }
+};
+
 using ElementA = int8_t;
 using ElementB = int8_t;
 using ElementAcc = int32_t;
@@ -125,39 +167,48 @@ using MainloopSchedule = cutlass::gemm::KernelTmaWarpSpecializedCooperative;
 using EpilogueSchedule = cutlass::epilogue::TmaWarpSpecializedCooperative;
 #endif
 
-// the modulus of batch l and its division magic: moduli[l], magics[l] (scalar broadcasts with a
-// batch stride of 1)
+// per-batch scalars (the rows of the table, each a scalar broadcast with a batch stride of 1):
+// the moduli, their division magics, and for short k the remainder's c and (c lift) mod 2**32
 using ModulusStride = Stride<_0, _0, int64_t>;
-using ModulusOfBatch = cutlass::epilogue::fusion::Sm90ScalarBroadcast<ElementAcc, ModulusStride>;
-using ModEVT = cutlass::epilogue::fusion::Sm90EVT<
-    cutlass::epilogue::fusion::Sm90Compute<OzModP, ElementD, ElementAcc,
+using ScalarOfBatch = cutlass::epilogue::fusion::Sm90ScalarBroadcast<ElementAcc, ModulusStride>;
+template <template <class> class Reduce, class... Scalars>
+using ReduceEVT = cutlass::epilogue::fusion::Sm90EVT<
+    cutlass::epilogue::fusion::Sm90Compute<Reduce, ElementD, ElementAcc,
                                            cutlass::FloatRoundStyle::round_toward_zero>,
-    cutlass::epilogue::fusion::Sm90AccFetch, ModulusOfBatch, ModulusOfBatch>;
+    cutlass::epilogue::fusion::Sm90AccFetch, Scalars...>;
+using LongEVT = ReduceEVT<OzModP, ScalarOfBatch, ScalarOfBatch>;
+using ShortEVT = ReduceEVT<OzFastModP, ScalarOfBatch, ScalarOfBatch, ScalarOfBatch>;
 
-using CollectiveEpilogue = typename cutlass::epilogue::collective::CollectiveBuilder<
-    cutlass::arch::Sm90, cutlass::arch::OpClassTensorOp, TileShape, ClusterShape,
-    EpilogueTile, ElementAcc, ElementAcc, void, LayoutD,
-    kAlign, ElementD, LayoutD, kAlign, EpilogueSchedule, ModEVT>::CollectiveOp;
+template <class EVT>
+struct ModpGemm {
+    using CollectiveEpilogue = typename cutlass::epilogue::collective::CollectiveBuilder<
+        cutlass::arch::Sm90, cutlass::arch::OpClassTensorOp, TileShape, ClusterShape,
+        EpilogueTile, ElementAcc, ElementAcc, void, LayoutD,
+        kAlign, ElementD, LayoutD, kAlign, EpilogueSchedule, EVT>::CollectiveOp;
 
-using CollectiveMainloop = typename cutlass::gemm::collective::CollectiveBuilder<
-    cutlass::arch::Sm90, cutlass::arch::OpClassTensorOp, ElementA, LayoutA, kAlign, ElementB,
-    LayoutB, kAlign, ElementAcc, TileShape, ClusterShape,
-    cutlass::gemm::collective::StageCountAutoCarveout<static_cast<int>(
-        sizeof(typename CollectiveEpilogue::SharedStorage))>,
-    MainloopSchedule>::CollectiveOp;
+    using CollectiveMainloop = typename cutlass::gemm::collective::CollectiveBuilder<
+        cutlass::arch::Sm90, cutlass::arch::OpClassTensorOp, ElementA, LayoutA, kAlign, ElementB,
+        LayoutB, kAlign, ElementAcc, TileShape, ClusterShape,
+        cutlass::gemm::collective::StageCountAutoCarveout<static_cast<int>(
+            sizeof(typename CollectiveEpilogue::SharedStorage))>,
+        MainloopSchedule>::CollectiveOp;
 
-using GemmKernel = cutlass::gemm::kernel::GemmUniversal<Shape<int, int, int, int>,
-                                                        CollectiveMainloop, CollectiveEpilogue>;
-using Gemm = cutlass::gemm::device::GemmUniversalAdapter<GemmKernel>;
+    using GemmKernel = cutlass::gemm::kernel::GemmUniversal<Shape<int, int, int, int>,
+                                                            CollectiveMainloop, CollectiveEpilogue>;
+    using Gemm = cutlass::gemm::device::GemmUniversalAdapter<GemmKernel>;
+};
+using LongGemm = ModpGemm<LongEVT>::Gemm;
+using ShortGemm = ModpGemm<ShortEVT>::Gemm;
 
 // status codes past CUTLASS's own (cutlass::Status, 0 = success)
 constexpr int kCudaErrorBase = 1000;  // 1000 + cudaError_t of the launch
 
+template <class Gemm>
 typename Gemm::Arguments make_arguments(const int8_t* a, long long lda, long long a_batch,
                                         const int8_t* bt, long long ldb, long long b_batch,
                                         uint8_t* d, long long ldd, long long d_batch,
-                                        const int32_t* moduli, const int32_t* magics, int m,
-                                        int n, int k, int batches, int device) {
+                                        const int32_t* table, int m, int n, int k, int batches,
+                                        int device) {
     using StrideA = typename Gemm::GemmKernel::StrideA;
     using StrideB = typename Gemm::GemmKernel::StrideB;
     using StrideD = typename Gemm::GemmKernel::StrideD;
@@ -176,38 +227,32 @@ typename Gemm::Arguments make_arguments(const int8_t* a, long long lda, long lon
                                   {a, stride_a, bt, stride_b},
                                   {{}, nullptr, stride_d, d, stride_d},
                                   hw};
-    auto& tree = args.epilogue.thread;  // {AccFetch, moduli, magics, Compute}
-    tree.op_1.scalar_ptrs[0] = moduli;
-    tree.op_1.dScalar[0] = ModulusStride{_0{}, _0{}, int64_t(1)};
-    tree.op_2.scalar_ptrs[0] = magics;
-    tree.op_2.dScalar[0] = ModulusStride{_0{}, _0{}, int64_t(1)};
+    const auto row = [&](int r) { return table == nullptr ? nullptr : table + r * batches; };
+    const ModulusStride per_batch{_0{}, _0{}, int64_t(1)};
+    auto& tree = args.epilogue.thread;  // {AccFetch, moduli, ..., Compute}
+    if constexpr (std::is_same_v<Gemm, LongGemm>) {  // the moduli and their magics
+        tree.op_1.scalar_ptrs[0] = row(0);
+        tree.op_1.dScalar[0] = per_batch;
+        tree.op_2.scalar_ptrs[0] = row(1);
+        tree.op_2.dScalar[0] = per_batch;
+    } else {  // the moduli, c and (c lift) mod 2**32 (past three children: a plain tuple)
+        cute::get<1>(tree).scalar_ptrs[0] = row(0);
+        cute::get<1>(tree).dScalar[0] = per_batch;
+        cute::get<2>(tree).scalar_ptrs[0] = row(2);
+        cute::get<2>(tree).dScalar[0] = per_batch;
+        cute::get<3>(tree).scalar_ptrs[0] = row(3);
+        cute::get<3>(tree).dScalar[0] = per_batch;
+    }
     return args;
 }
 
-}  // namespace
-
-extern "C" {
-
-// Device workspace bytes of a problem (0 for this kernel's tile scheduler, asked all the same).
-size_t oz_modp_igemm_workspace(int m, int n, int k, int batches, int device) {
-    auto args = make_arguments(nullptr, k, 0, nullptr, k, 0, nullptr, n, 0, nullptr, nullptr, m,
-                               n, k, batches, device);
-    return Gemm::get_workspace_size(args);
-}
-
-// D_l = (A_l Bt_l^T) mod moduli[l] for l < batches: A_l at a + l a_batch (m rows of k, lda
-// apart), Bt_l at bt + l b_batch (n rows of k, ldb apart), D_l at d + l d_batch (m rows of n
-// bytes, ldd apart); magics[l] = ceil(2**(31 + c) / moduli[l]), c = ceil(log2 moduli[l])
-// (as int32 bits). Needs
-// |sums| <= 2**30 (k <= 2**16), 2 <= moduli <= 256, 16-byte aligned pointers and n, k, lda,
-// ldb, ldd multiples of 16 (CUTLASS's check of the TMA operands). Returns 0, a cutlass::Status or 1000 + the launch's cudaError_t.
-int oz_modp_igemm(const int8_t* a, long long lda, long long a_batch, const int8_t* bt,
-                  long long ldb, long long b_batch, uint8_t* d, long long ldd, long long d_batch,
-                  const int32_t* moduli, const int32_t* magics, int m, int n, int k,
-                  int batches, void* workspace, size_t workspace_bytes, void* stream,
-                  int device) {
-    auto args = make_arguments(a, lda, a_batch, bt, ldb, b_batch, d, ldd, d_batch, moduli,
-                               magics, m, n, k, batches, device);
+template <class Gemm>
+int run(const int8_t* a, long long lda, long long a_batch, const int8_t* bt, long long ldb,
+        long long b_batch, uint8_t* d, long long ldd, long long d_batch, const int32_t* table,
+        int m, int n, int k, int batches, void* workspace, size_t workspace_bytes, void* stream,
+        int device) {
+    auto args = make_arguments<Gemm>(a, lda, a_batch, bt, ldb, b_batch, d, ldd, d_batch, table,
+                                     m, n, k, batches, device);
     Gemm gemm;
     cutlass::Status status = gemm.can_implement(args);
     if (status != cutlass::Status::kSuccess) return static_cast<int>(status);
@@ -220,6 +265,38 @@ int oz_modp_igemm(const int8_t* a, long long lda, long long a_batch, const int8_
     const cudaError_t launched = cudaGetLastError();
     if (launched != cudaSuccess) return kCudaErrorBase + static_cast<int>(launched);
     return static_cast<int>(status);
+}
+
+}  // namespace
+
+extern "C" {
+
+// Device workspace bytes of a problem (0 for this kernel's tile scheduler, asked all the same).
+size_t oz_modp_igemm_workspace(int m, int n, int k, int batches, int device) {
+    if (k <= OZ_MODP_SHORT_K)
+        return ShortGemm::get_workspace_size(make_arguments<ShortGemm>(
+            nullptr, k, 0, nullptr, k, 0, nullptr, n, 0, nullptr, m, n, k, batches, device));
+    return LongGemm::get_workspace_size(make_arguments<LongGemm>(
+        nullptr, k, 0, nullptr, k, 0, nullptr, n, 0, nullptr, m, n, k, batches, device));
+}
+
+// D_l = (A_l Bt_l^T) mod moduli[l] for l < batches: A_l at a + l a_batch (m rows of k, lda
+// apart), Bt_l at bt + l b_batch (n rows of k, ldb apart), D_l at d + l d_batch (m rows of n
+// bytes, ldd apart). table: 4 rows of batches int32 values (as bits): p_l,
+// ceil(2**(31 + c) / p_l) with c = ceil(log2 p_l), ceil(2**32 / p_l) and its product with
+// p_l ceil(2**23 / p_l) mod 2**32. k <= OZ_MODP_SHORT_K takes the two-instruction remainder,
+// longer k the exact quotient. Needs |sums| <= 2**30 (k <= 2**16), 2 <= moduli <= 256,
+// 16-byte aligned pointers and n, k, lda, ldb, ldd multiples of 16 (CUTLASS's check of the
+// TMA operands). Returns 0, a cutlass::Status or 1000 + the launch's cudaError_t.
+int oz_modp_igemm(const int8_t* a, long long lda, long long a_batch, const int8_t* bt,
+                  long long ldb, long long b_batch, uint8_t* d, long long ldd, long long d_batch,
+                  const int32_t* table, int m, int n, int k, int batches, void* workspace,
+                  size_t workspace_bytes, void* stream, int device) {
+    if (k <= OZ_MODP_SHORT_K)
+        return run<ShortGemm>(a, lda, a_batch, bt, ldb, b_batch, d, ldd, d_batch, table, m, n, k,
+                              batches, workspace, workspace_bytes, stream, device);
+    return run<LongGemm>(a, lda, a_batch, bt, ldb, b_batch, d, ldd, d_batch, table, m, n, k,
+                         batches, workspace, workspace_bytes, stream, device);
 }
 
 const char* oz_modp_igemm_status(int code) {

@@ -45,6 +45,7 @@ __all__ = [
     "MODP_IGEMM_ARCH",
     "MODP_IGEMM_MAX_K",
     "MODP_IGEMM_MODULI",
+    "MODP_IGEMM_SHORT_K",
     "MODP_IGEMM_SOURCE",
     "ModpIgemm",
     "cutlass_include_dir",
@@ -53,6 +54,7 @@ __all__ = [
     "modp_igemm",
     "modulus_magics",
     "nvcc_flags",
+    "remainder_constants",
     "unavailable_reason",
 ]
 
@@ -63,6 +65,8 @@ MODP_IGEMM_ARCH = "sm_90a"
 MODP_IGEMM_ALIGN = 16
 #: sums of k products of residues in [-128, 127] stay within 2**30, the epilogue's range
 MODP_IGEMM_MAX_K = 1 << 16
+#: the longest k whose sums take the two-instruction remainder (``OZ_MODP_SHORT_K``)
+MODP_IGEMM_SHORT_K = 512
 #: the moduli the epilogue reduces by (residues in a byte)
 MODP_IGEMM_MODULI = range(2, 257)
 _NVCC_TIMEOUT_S = 900
@@ -194,8 +198,7 @@ class ModpIgemm:
         d: int,
         ldd: int,
         d_batch: int,
-        moduli: int,
-        magics: int,
+        table: int,
         m: int,
         n: int,
         k: int,
@@ -209,11 +212,10 @@ class ModpIgemm:
         """``D_l = (A_l Bt_l^T) mod moduli[l]`` for ``l < batches`` (device pointers;
         strides in bytes = elements: A_l at ``a + l a_batch``, ``m`` rows of ``k`` bytes
         ``lda`` apart; Bt_l likewise, ``n`` rows; D_l ``m`` rows of ``n`` bytes, ``ldd``
-        apart; ``moduli``, ``magics``: ``batches`` int32 values each, the rows of
-        :func:`epilogue_table`).
+        apart; ``table``: :func:`epilogue_table` of the ``batches`` moduli on the device).
         A failed check or launch raises RuntimeError with CUTLASS's or CUDA's status."""
         code = self.lib.oz_modp_igemm(
-            a, lda, a_batch, bt, ldb, b_batch, d, ldd, d_batch, moduli, magics, m, n, k,
+            a, lda, a_batch, bt, ldb, b_batch, d, ldd, d_batch, table, m, n, k,
             batches, workspace, workspace_bytes, stream, device,
         )  # fmt: skip
         if code != 0:
@@ -230,18 +232,35 @@ class ModpIgemm:
 
 def modulus_magics(moduli: tuple[int, ...]) -> list[int]:
     """``ceil(2**(31 + c) / p)`` with ``c = ceil(log2 p)`` for each modulus (below 2**32):
-    the epilogue's ``floor(u / p) = umulhi(u, magic) >> (c - 1)``, exact for every ``u <
-    2**31 + p`` (``kernels/gemm/modp_igemm.cu``, ``OzReduction``)."""
-    if any(p not in MODP_IGEMM_MODULI for p in moduli):
-        raise ValueError(f"the CUTLASS Phase A reduces by moduli in [2, 256], not {moduli}")
+    the long-k epilogue's ``floor(u / p) = umulhi(u, magic) >> (c - 1)``, exact for every
+    ``u < 2**31 + p`` (``kernels/gemm/modp_igemm.cu``, ``OzReduction``)."""
+    _check_moduli(moduli)
     return [-(-(1 << (31 + (p - 1).bit_length())) // p) for p in moduli]
 
 
+def remainder_constants(moduli: tuple[int, ...]) -> tuple[list[int], list[int]]:
+    """The short-k epilogue's ``c = ceil(2**32 / p)`` and ``(c lift) mod 2**32`` with ``lift
+    = p ceil(2**23 / p)``, per modulus: ``u mod p = umulhi((c u) mod 2**32, p)`` for ``u =
+    v + lift``, ``|v| <= 2**23`` (``OzFastModP``; Lemire, Kaser and Kurz, "Faster remainder
+    by direct computation")."""
+    _check_moduli(moduli)
+    cs = [-(-(1 << 32) // p) for p in moduli]
+    lifts = [p * -(-(1 << 23) // p) for p in moduli]
+    return cs, [(c * lift) % (1 << 32) for c, lift in zip(cs, lifts, strict=True)]
+
+
 def epilogue_table(moduli: tuple[int, ...]) -> np.ndarray:
-    """The kernel's ``(2, N)`` int32 table: the moduli, then their magics
-    (:func:`modulus_magics`) as int32 bits."""
-    magics = np.array(modulus_magics(moduli), dtype=np.uint32).view(np.int32)
-    return np.stack([np.array(moduli, dtype=np.int32), magics])
+    """The kernel's ``(4, N)`` int32 table (as bits): the moduli, their magics
+    (:func:`modulus_magics`, k past :data:`MODP_IGEMM_SHORT_K`), then the remainder's ``c``
+    and ``(c lift) mod 2**32`` (:func:`remainder_constants`, k up to it)."""
+    cs, lift_cs = remainder_constants(moduli)
+    rows = [list(moduli), modulus_magics(moduli), cs, lift_cs]
+    return np.array(rows, dtype=np.uint32).view(np.int32)
+
+
+def _check_moduli(moduli: tuple[int, ...]) -> None:
+    if any(p not in MODP_IGEMM_MODULI for p in moduli):
+        raise ValueError(f"the CUTLASS Phase A reduces by moduli in [2, 256], not {moduli}")
 
 
 @cache
@@ -250,7 +269,7 @@ def _load(path: str) -> ModpIgemm:
     i64, i32, ptr = ctypes.c_longlong, ctypes.c_int, ctypes.c_void_p
     lib.oz_modp_igemm.restype = i32
     lib.oz_modp_igemm.argtypes = [
-        ptr, i64, i64, ptr, i64, i64, ptr, i64, i64, ptr, ptr, i32, i32, i32, i32,
+        ptr, i64, i64, ptr, i64, i64, ptr, i64, i64, ptr, i32, i32, i32, i32,
         ptr, ctypes.c_size_t, ptr, i32,
     ]  # fmt: skip
     lib.oz_modp_igemm_workspace.restype = ctypes.c_size_t

@@ -259,7 +259,7 @@ class CudaEngine(Engine):
         #: (device id, source, kernel name) -> launcher (kernels built with fixed macros)
         self._named: dict[tuple[int, str, str], Any] = {}
         #: (device id, moduli) -> the CUTLASS epilogue's table on the device (moduli, magics)
-        self._moduli_arrays: dict[tuple[int, tuple[int, ...]], Any] = {}
+        self._epilogue_tables: dict[tuple[int, tuple[int, ...]], Any] = {}
         self._one = np.array(1, dtype=np.int32)
         self._zero = np.array(0, dtype=np.int32)
 
@@ -869,13 +869,13 @@ class CudaEngine(Engine):
             return None
         return modp_igemm(self._cp.cuda.runtime.getDevice())
 
-    def _moduli_array(self, moduli: ModuliSet) -> Any:
-        """The CUTLASS epilogue's table (the moduli and their division magics,
-        :func:`epilogue_table`) as a ``(2, N)`` int32 device array (once per device)."""
+    def _epilogue_table(self, moduli: ModuliSet) -> Any:
+        """The CUTLASS epilogue's table (the moduli and their reduction constants,
+        :func:`epilogue_table`) as a ``(4, N)`` int32 device array (once per device)."""
         key = (self._cp.cuda.runtime.getDevice(), tuple(moduli.moduli))
-        if key not in self._moduli_arrays:
-            self._moduli_arrays[key] = self._cp.asarray(epilogue_table(key[1]))
-        return self._moduli_arrays[key]
+        if key not in self._epilogue_tables:
+            self._epilogue_tables[key] = self._cp.asarray(epilogue_table(key[1]))
+        return self._epilogue_tables[key]
 
     def _byte_plane_product(
         self,
@@ -918,7 +918,7 @@ class CudaEngine(Engine):
             "Phase-A byte planes", (count, products, m, ldc), cp.uint8, ws.block_bytes
         )
         out = cp.empty((batch, m, n), out_dtype)
-        moduli_array = self._moduli_array(moduli)
+        table = self._epilogue_table(moduli)
         device = cp.cuda.runtime.getDevice()
         stream = cp.cuda.get_current_stream().ptr
         workspace = igemm.workspace_bytes(m, ws.col_block, kp, count, device)
@@ -933,7 +933,7 @@ class CudaEngine(Engine):
                             pa[0, ia, b].data.ptr, kp, a_batch,
                             pb[0, ib, b, j0].data.ptr, kp, b_batch,
                             planes[0, t].data.ptr, ldc, d_batch,
-                            moduli_array[0].data.ptr, moduli_array[1].data.ptr, m, nb, kp, count,
+                            table.data.ptr, m, nb, kp, count,
                             stream=stream, device=device,
                             workspace=scratch.data.ptr, workspace_bytes=workspace,
                         )  # fmt: skip
