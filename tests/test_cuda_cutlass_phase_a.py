@@ -98,13 +98,13 @@ def _count_byte_products(monkeypatch):
     from ozfft.engines.cuda.engine import CudaEngine
 
     calls = []
-    original = CudaEngine._byte_plane_product
+    original = CudaEngine._cutlass_blocks
 
     def counted(self, *args, **kwargs):
         calls.append(args[1].shape)
         return original(self, *args, **kwargs)
 
-    monkeypatch.setattr(CudaEngine, "_byte_plane_product", counted)
+    monkeypatch.setattr(CudaEngine, "_cutlass_blocks", counted)
     return calls
 
 

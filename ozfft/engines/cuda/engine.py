@@ -23,6 +23,7 @@ import math
 import threading
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager, contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -796,64 +797,103 @@ class CudaEngine(Engine):
         stacked = self._stacked_fits(batch, count, products, m, n, ws, kblocked, budget)
         igemm = None if stacked else self._cutlass_phase_a(pa, pb, moduli)
         if igemm is not None:  # byte planes: a workspace of its own (a quarter of the bytes)
-            out = self._byte_plane_product(
-                igemm, pa, pb, sa, sb, moduli, pairs, ra.is_complex, out_dtype, budget
+            blocks = self._cutlass_blocks(
+                igemm, pa, pb, moduli, pairs, ra.is_complex, out_dtype, budget
             )
-            return out.reshape(*batch_shape, m, n)
-        self._require_column_block(ws, f"an emulated {m}x{kp}x{n} product with {count} moduli")
-        logger.debug("cuda product %s: column block %d of %d", (batch, m, n, kp), ws.col_block, n)
-        ldc = ws.ldc
-        macros = phase_b_macros(
-            moduli,
-            out_float=out_dtype in (np.float32, np.complex64),
-            raw_sums=kblocked or raw_sums_fit(kp, moduli),  # k-blocked sums are in [0, p)
-        )
-        reconstruct = _reconstruct_kernel(macros, ra.is_complex)
-        if stacked:
-            out = cp.empty((batch, m, n), out_dtype)
-            self._stacked_product(pa, pb, sa, sb, out, count, pairs, reconstruct, ra.is_complex, ws)
-            return out.reshape(*batch_shape, m, n)
+        else:
+            self._require_column_block(ws, f"an emulated {m}x{kp}x{n} product with {count} moduli")
+            macros = phase_b_macros(
+                moduli,
+                out_float=out_dtype in (np.float32, np.complex64),
+                raw_sums=kblocked or raw_sums_fit(kp, moduli),  # k-blocked sums are in [0, p)
+            )
+            reconstruct = _reconstruct_kernel(macros, ra.is_complex)
+            if stacked:
+                out = cp.empty((batch, m, n), out_dtype)
+                self._stacked_product(
+                    pa, pb, sa, sb, out, count, pairs, reconstruct, ra.is_complex, ws
+                )
+                return out.reshape(*batch_shape, m, n)
+            blocks = self._cublas_blocks(pa, pb, pairs, ws, macros, reconstruct)
+        out = self._by_column_blocks(blocks, sa, sb, (count, batch, m, n), pairs, out_dtype,
+                                     ra.is_complex)  # fmt: skip
+        return out.reshape(*batch_shape, m, n)
 
-        cplanes = self._alloc("Phase-A planes", (count, products, m, ldc), cp.int32, ws.block_bytes)
-        part = (
-            self._alloc("Phase-A k-block planes", cplanes.shape, cp.int32, ws.block_bytes)
-            if kblocked
-            else None
+    def _by_column_blocks(
+        self,
+        blocks: _BlockPhaseA,
+        sa: Any,
+        sb: Any,
+        shape: tuple[int, int, int, int],
+        pairs: tuple[tuple[int, int], ...],
+        out_dtype: Any,
+        is_complex: bool,
+    ) -> Any:
+        """The column-block loop every Phase-A backend shares: per item and column block
+        of ``blocks.ws.col_block`` columns, ``blocks.fill`` writes the block's planes
+        ``(N, products, m, ldc)`` and Phase B turns them into its outputs. ``shape``:
+        moduli, items, m, n. Returns the ``(items, m, n)`` result."""
+        cp = self._cp
+        count, batch, m, n = shape
+        ws, products = blocks.ws, len(pairs)
+        logger.debug("cuda product %s: %s Phase A, column block %d of %d",
+                     (batch, m, n), blocks.backend, ws.col_block, n)  # fmt: skip
+        planes = self._alloc(
+            "Phase-A planes", (count, products, m, ws.ldc), blocks.plane_dtype, ws.block_bytes
         )
         out = cp.empty((batch, m, n), out_dtype)
-        accumulate = get_function(_PHASE_B_CU, "oz_mod_accumulate", macros) if kblocked else None
         for b in range(batch):
             for j0 in range(0, n, ws.col_block):
                 nb = min(ws.col_block, n - j0)
                 with phase("phase_a", self._clock):
-                    for k0 in range(0, kp, K_BLOCK):
-                        kk = min(K_BLOCK, kp - k0)
-                        target = part if kblocked else cplanes
-                        for i in range(count):
-                            for t, (ia, ib) in enumerate(pairs):
-                                self._gemm_s8(
-                                    nb,
-                                    m,
-                                    kk,
-                                    pb[i, ib, b, j0].data.ptr + k0,
-                                    kp,
-                                    pa[i, ia, b].data.ptr + k0,
-                                    kp,
-                                    target[i, t].data.ptr,
-                                    ldc,
-                                )
-                        if kblocked:
-                            per_modulus = products * m * ldc
-                            accumulate(
-                                _grid(per_modulus * count),
-                                (_THREADS,),
-                                (cplanes, part, np.int64(per_modulus), np.int32(k0 == 0)),
-                            )
+                    blocks.fill(planes, b, j0, nb)
                 with phase("phase_b", self._clock):
-                    _block_phase_b(
-                        reconstruct, cplanes, ldc, products, ra.is_complex, sa, sb, out, b, j0, nb
+                    _block_phase_b(blocks.reconstruct, planes, ws.ldc, products, is_complex,
+                                   sa, sb, out, b, j0, nb, vec=blocks.vec)  # fmt: skip
+        return out
+
+    def _cublas_blocks(
+        self,
+        pa: Any,
+        pb: Any,
+        pairs: tuple[tuple[int, int], ...],
+        ws: GemmWorkspace,
+        macros: Macros,
+        reconstruct: Any,
+    ) -> _BlockPhaseA:
+        """Phase A on cuBLAS INT8 GEMMs (``gemmEx``), one per modulus and product into
+        INT32 planes; k past :data:`K_BLOCK` in k-blocks whose sums ``oz_mod_accumulate``
+        reduces into the planes."""
+        cp = self._cp
+        count, _, _, m, kp = pa.shape
+        ldc, products = ws.ldc, len(pairs)
+        kblocked = kp > K_BLOCK
+        part = (
+            self._alloc("Phase-A k-block planes", (count, products, m, ldc), cp.int32,
+                        ws.block_bytes)
+            if kblocked
+            else None
+        )  # fmt: skip
+        accumulate = get_function(_PHASE_B_CU, "oz_mod_accumulate", macros) if kblocked else None
+
+        def fill(planes: Any, b: int, j0: int, nb: int) -> None:
+            for k0 in range(0, kp, K_BLOCK):
+                kk = min(K_BLOCK, kp - k0)
+                target = part if kblocked else planes
+                for i in range(count):
+                    for t, (ia, ib) in enumerate(pairs):
+                        self._gemm_s8(nb, m, kk, pb[i, ib, b, j0].data.ptr + k0, kp,
+                                      pa[i, ia, b].data.ptr + k0, kp, target[i, t].data.ptr,
+                                      ldc)  # fmt: skip
+                if kblocked:
+                    per_modulus = products * m * ldc
+                    accumulate(
+                        _grid(per_modulus * count),
+                        (_THREADS,),
+                        (planes, part, np.int64(per_modulus), np.int32(k0 == 0)),
                     )
-        return out.reshape(*batch_shape, m, n)
+
+        return _BlockPhaseA("cuBLAS INT8", ws, cp.int32, reconstruct, 1, fill)
 
     def _cutlass_phase_a(self, pa: Any, pb: Any, moduli: ModuliSet) -> ModpIgemm | None:
         """The CUTLASS Phase A (``kernels/gemm/modp_igemm.cu``) for residue stacks ``pa``,
@@ -877,23 +917,21 @@ class CudaEngine(Engine):
             self._epilogue_tables[key] = self._cp.asarray(epilogue_table(key[1]))
         return self._epilogue_tables[key]
 
-    def _byte_plane_product(
+    def _cutlass_blocks(
         self,
         igemm: ModpIgemm,
         pa: Any,
         pb: Any,
-        sa: Any,
-        sb: Any,
         moduli: ModuliSet,
         pairs: tuple[tuple[int, int], ...],
         is_complex: bool,
         out_dtype: np.dtype,
         budget: int,
-    ) -> Any:
-        """A product whose Phase A is the CUTLASS kernel: per item, column block and
-        product one launch over every modulus, each sum reduced to ``[0, p)`` and stored
-        as a byte; Phase B then reads those byte planes (``OZ_PLANES_U8``). The same bits
-        as cuBLAS with INT32 planes, a quarter of the planes' traffic.
+    ) -> _BlockPhaseA:
+        """Phase A on the CUTLASS kernel: per column block and product one launch over
+        every modulus, each sum reduced to ``[0, p)`` and stored as a byte; Phase B then
+        reads those byte planes (``OZ_PLANES_U8``), ``vec`` outputs a thread. The same
+        bits as cuBLAS with INT32 planes, a quarter of the planes' traffic.
 
         ``pa``, ``pb``: residue stacks ``[modulus][plane][item][rows][kp]``; ``k <=
         MODP_IGEMM_MAX_K`` (no k-blocking); ``budget``: bytes for the planes."""
@@ -910,37 +948,26 @@ class CudaEngine(Engine):
         )
         vec = _PB_VEC_COMPLEX if is_complex else _PB_VEC_REAL
         vec = vec if ws.col_block % vec == 0 else 1  # then every block's nb is a multiple
-        reconstruct = _reconstruct_kernel(macros, is_complex, vec)
-        logger.debug("cuda product %s: CUTLASS byte planes, column block %d of %d",
-                     (batch, m, n, kp), ws.col_block, n)  # fmt: skip
-        ldc, products = ws.ldc, len(pairs)
-        planes = self._alloc(
-            "Phase-A byte planes", (count, products, m, ldc), cp.uint8, ws.block_bytes
-        )
-        out = cp.empty((batch, m, n), out_dtype)
         table = self._epilogue_table(moduli)
         device = cp.cuda.runtime.getDevice()
         stream = cp.cuda.get_current_stream().ptr
         workspace = igemm.workspace_bytes(m, ws.col_block, kp, count, device)
         scratch = self._alloc("CUTLASS workspace", (workspace,), cp.uint8, workspace)
-        a_batch, b_batch, d_batch = pa.strides[0], pb.strides[0], planes.strides[0]
-        for b in range(batch):
-            for j0 in range(0, n, ws.col_block):
-                nb = min(ws.col_block, n - j0)
-                with phase("phase_a", self._clock):
-                    for t, (ia, ib) in enumerate(pairs):
-                        igemm(
-                            pa[0, ia, b].data.ptr, kp, a_batch,
-                            pb[0, ib, b, j0].data.ptr, kp, b_batch,
-                            planes[0, t].data.ptr, ldc, d_batch,
-                            table.data.ptr, m, nb, kp, count,
-                            stream=stream, device=device,
-                            workspace=scratch.data.ptr, workspace_bytes=workspace,
-                        )  # fmt: skip
-                with phase("phase_b", self._clock):
-                    _block_phase_b(reconstruct, planes, ldc, products, is_complex, sa, sb, out,
-                                   b, j0, nb, vec=vec)  # fmt: skip
-        return out
+        a_batch, b_batch = pa.strides[0], pb.strides[0]
+
+        def fill(planes: Any, b: int, j0: int, nb: int) -> None:
+            for t, (ia, ib) in enumerate(pairs):
+                igemm(
+                    pa[0, ia, b].data.ptr, kp, a_batch,
+                    pb[0, ib, b, j0].data.ptr, kp, b_batch,
+                    planes[0, t].data.ptr, ws.ldc, planes.strides[0],
+                    table.data.ptr, m, nb, kp, count,
+                    stream=stream, device=device,
+                    workspace=scratch.data.ptr, workspace_bytes=workspace,
+                )  # fmt: skip
+
+        reconstruct = _reconstruct_kernel(macros, is_complex, vec)
+        return _BlockPhaseA("CUTLASS byte-plane", ws, cp.uint8, reconstruct, vec, fill)
 
     def fused_product(
         self,
@@ -1488,8 +1515,8 @@ class CudaEngine(Engine):
         ldc, pairs = ws.ldc, _PRODUCT_PLANES[products]
         macros = fp8_phase_b_macros(system, out_float=out_dtype in (np.float32, np.complex64))
         reconstruct = _reconstruct_kernel(macros, ra.is_complex)
-        out = cp.empty((batch, m, n), out_dtype)
         if self._stacked_fits(batch, count, products, m, n, ws, False, budget):
+            out = cp.empty((batch, m, n), out_dtype)
             planes = self._stacked_planes((batch, count, products, m, ldc))
             with phase("phase_a", self._clock):
                 self._fp8_phase_a(system, pa, pb, pairs, planes, ldc, items=batch)
@@ -1499,18 +1526,14 @@ class CudaEngine(Engine):
                     plane=m * ldc, item=count * products * m * ldc,
                 )  # fmt: skip
             return out.reshape(*batch_shape, m, n)
-        cplanes = self._alloc("Phase-A planes", (count, products, m, ldc), cp.int32, ws.block_bytes)
-        for b in range(batch):
-            for j0 in range(0, n, ws.col_block):
-                nb = min(ws.col_block, n - j0)
-                with phase("phase_a", self._clock):
-                    self._fp8_phase_a(
-                        system, pa, pb, pairs, cplanes, ldc, items=1, item0=b, col0=j0, cols=nb
-                    )
-                with phase("phase_b", self._clock):
-                    _block_phase_b(
-                        reconstruct, cplanes, ldc, products, ra.is_complex, sa, sb, out, b, j0, nb
-                    )
+
+        def fill(planes: Any, b: int, j0: int, nb: int) -> None:
+            self._fp8_phase_a(system, pa, pb, pairs, planes, ldc, items=1, item0=b, col0=j0,
+                              cols=nb)  # fmt: skip
+
+        blocks = _BlockPhaseA("FP8", ws, cp.int32, reconstruct, 1, fill)
+        out = self._by_column_blocks(blocks, sa, sb, (count, batch, m, n), pairs, out_dtype,
+                                     ra.is_complex)  # fmt: skip
         return out.reshape(*batch_shape, m, n)
 
     def _stacked_planes(self, shape: tuple[int, ...]) -> Any:
@@ -1575,6 +1598,24 @@ class CudaEngine(Engine):
                 reconstruct, planes, ldc, products, is_complex, sa, sb, out,
                 plane=batch * m * ldc, item=m * ldc,
             )  # fmt: skip
+
+
+@dataclass(frozen=True)
+class _BlockPhaseA:
+    """One product's Phase A, a column block at a time: the seam between this engine's
+    Phase-A backends (cuBLAS INT8 GEMMs with INT32 planes, the CUTLASS kernel with byte
+    planes, the FP8 kernel with INT32 planes) and the column-block loop they share
+    (:meth:`CudaEngine._by_column_blocks`). ``fill(planes, item, col0, cols)`` writes the
+    residues of columns ``col0 .. col0 + cols`` of one item into ``planes`` ``(N,
+    products, m, ws.ldc)`` of ``plane_dtype``; ``reconstruct`` is the Phase B kernel that
+    reads them, ``vec`` outputs a thread."""
+
+    backend: str
+    ws: GemmWorkspace
+    plane_dtype: Any
+    reconstruct: Any
+    vec: int
+    fill: Callable[[Any, int, int, int], None]
 
 
 def _products(ra: ResidueStack, rbt: ResidueStack, moduli: Any, complex_method: str) -> int:
