@@ -126,6 +126,22 @@ __device__ __forceinline__ int oz_pb_byte(oz_pb_word w, int e) {
     return (int)((w >> (8 * e)) & 255u);
 }
 
+// p + d as one 64-bit add with carry on the ALU pipe (IADD3, IADD3.X): left to itself the
+// compiler forms each plane's address with IMAD.WIDE.U32 and IMAD.IADD, on the FMA pipe
+// that the digit products keep busy (docs/perf-notes.md, "Phase B's plane addresses on the
+// ALU pipe")
+__device__ __forceinline__ const unsigned char* oz_pb_advance(const unsigned char* p,
+                                                              long long d) {
+    unsigned long long r;
+    asm("{\n\t.reg .u32 plo, phi, dlo, dhi;\n\t"
+        "mov.b64 {plo, phi}, %1;\n\tmov.b64 {dlo, dhi}, %2;\n\t"
+        "add.cc.u32 plo, plo, dlo;\n\taddc.u32 phi, phi, dhi;\n\t"
+        "mov.b64 %0, {plo, phi};\n\t}"
+        : "=l"(r)
+        : "l"(reinterpret_cast<unsigned long long>(p)), "l"(d));
+    return reinterpret_cast<const unsigned char*>(r);
+}
+
 template <typename F>
 __device__ __forceinline__ void oz_each_vec(long long m, long long nb,
                                             const int* __restrict__ shift_a, F body) {
@@ -147,13 +163,13 @@ extern "C" __global__ void oz_reconstruct_real_vec(const unsigned char* __restri
                                                    long long sb_batch, long long out_batch) {
     oz_batch_item(c, shift_a, shift_b, out, m, c_batch, sb_batch, out_batch);
     oz_each_vec(m, nb, shift_a, [&](long long i, long long j, int sa) {
-        const unsigned char* cij = c + i * ldc + j;
+        const unsigned char* cl = c + i * ldc + j;  // modulus l's plane, then l + 1's
         oz_i64 acc[OZ_PB_VEC][OZ_DIGITS];
 #pragma unroll
         for (int e = 0; e < OZ_PB_VEC; ++e) oz_crt_clear(acc[e]);
 #pragma unroll
-        for (int l = 0; l < OZ_NUM_MODULI; ++l) {
-            const oz_pb_word w = *reinterpret_cast<const oz_pb_word*>(cij + l * plane);
+        for (int l = 0; l < OZ_NUM_MODULI; ++l, cl = oz_pb_advance(cl, plane)) {
+            const oz_pb_word w = __ldg(reinterpret_cast<const oz_pb_word*>(cl));
 #pragma unroll
             for (int e = 0; e < OZ_PB_VEC; ++e)
                 oz_crt_add(acc[e], oz_pb_byte(w, e), oz_weight_digits + l * OZ_DIGITS);
@@ -181,11 +197,13 @@ extern "C" __global__ void oz_reconstruct_complex_vec(const unsigned char* __res
             oz_crt_clear(re[e]);
             oz_crt_clear(im[e]);
         }
+        const unsigned char* cl = c + i * ldc + j;  // modulus l's first plane, then l + 1's
+        const long long per_modulus = nprod * plane;
 #pragma unroll
-        for (int l = 0; l < OZ_NUM_MODULI; ++l) {
-            const unsigned char* cl = c + (long long)l * nprod * plane + i * ldc + j;
-            const oz_pb_word w1 = *reinterpret_cast<const oz_pb_word*>(cl);
-            const oz_pb_word w2 = *reinterpret_cast<const oz_pb_word*>(cl + plane);
+        for (int l = 0; l < OZ_NUM_MODULI; ++l, cl = oz_pb_advance(cl, per_modulus)) {
+            const unsigned char* cl2 = oz_pb_advance(cl, plane);
+            const oz_pb_word w1 = __ldg(reinterpret_cast<const oz_pb_word*>(cl));
+            const oz_pb_word w2 = __ldg(reinterpret_cast<const oz_pb_word*>(cl2));
 #ifdef OZ_GAUSSIAN
 #pragma unroll
             for (int e = 0; e < OZ_PB_VEC; ++e) {
@@ -194,8 +212,11 @@ extern "C" __global__ void oz_reconstruct_complex_vec(const unsigned char* __res
                 oz_crt_add(im[e], t1 - t2, oz_weight_im_digits + l * OZ_DIGITS);
             }
 #else
-            const oz_pb_word w3 = *reinterpret_cast<const oz_pb_word*>(cl + 2 * plane);
-            const oz_pb_word w4 = nprod == 4 ? *reinterpret_cast<const oz_pb_word*>(cl + 3 * plane) : 0;
+            const unsigned char* cl3 = oz_pb_advance(cl2, plane);
+            const oz_pb_word w3 = __ldg(reinterpret_cast<const oz_pb_word*>(cl3));
+            const oz_pb_word w4 =
+                nprod == 4 ? __ldg(reinterpret_cast<const oz_pb_word*>(oz_pb_advance(cl3, plane)))
+                           : 0;
 #pragma unroll
             for (int e = 0; e < OZ_PB_VEC; ++e) {
                 const int t1 = oz_pb_byte(w1, e), t2 = oz_pb_byte(w2, e), t3 = oz_pb_byte(w3, e);
