@@ -68,10 +68,10 @@ def test_byte_planes_are_the_products_mod_p(igemm, m, n, kp, rng):
     count = len(moduli)
     a = rng.integers(-128, 128, (count, m, kp), dtype=np.int8)
     bt = rng.integers(-128, 128, (count, n, kp), dtype=np.int8)
-    if kp >= 512:  # the extreme sums
-        a[0] = -128
-        bt[0, : n // 2] = -128
-        bt[0, n // 2 :] = 127
+    if kp >= 512:  # the extreme sums, for 256 and for 255 (the tightest bound of both epilogues)
+        a[:2] = -128
+        bt[:2, : n // 2] = -128
+        bt[:2, n // 2 :] = 127
     ldd = -(-n // 16) * 16 + 16
     got = _products_mod_p(igemm, a, bt, moduli, ldd)
     for i, p in enumerate(moduli):

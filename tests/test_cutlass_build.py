@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import logging
 import os
+import re
 import stat
 
 import numpy as np
@@ -175,7 +176,7 @@ def test_short_epilogue_remainder_formula(p, rng):
     """For every |v| <= 2**23 (sums of at most MODP_IGEMM_SHORT_K products of residues in
     [-128, 128]: the ends, the multiples of p near them and 10**6 random sums) the
     two-instruction remainder gives v mod p."""
-    assert 128 * 128 * cpa.MODP_IGEMM_SHORT_K == 1 << 23
+    assert cpa.MODP_IGEMM_SHORT_SUM == 1 << 23
     (c,), (lift_c,) = cpa.remainder_constants((p,))
     edge = 1 << 23
     v = np.concatenate([
@@ -185,7 +186,7 @@ def test_short_epilogue_remainder_formula(p, rng):
     np.testing.assert_array_equal(_short_epilogue_mod(v, p, c, lift_c), np.mod(v, p))
 
 
-@pytest.mark.parametrize("p", [251, 256, 97])
+@pytest.mark.parametrize("p", [255, 251, 256, 97])
 def test_short_epilogue_remainder_is_exact_on_every_sum(p):
     """Every sum the short kernel can meet, |v| <= 2**23, for three moduli (all 2**24 + 1)."""
     (c,), (lift_c,) = cpa.remainder_constants((p,))
@@ -210,14 +211,26 @@ def test_short_epilogue_bound_holds_for_every_modulus():
 
 
 def test_epilogue_table_holds_the_constants_as_int32_bits():
-    moduli = (256, 251, 197, 2)
-    table = cpa.epilogue_table(moduli)
-    assert table.dtype == np.int32 and table.shape == (4, 4)
+    """The table's rows, as bits, against values worked out by hand: magic(255) =
+    ceil(2**39 / 255), magic(2) = magic(256) = 2**31; c(255) = ceil(2**32 / 255), and c
+    lift = 16843010 * 255 * 32897 mod 2**32 (lift = 255 ceil(2**23 / 255))."""
+    table = cpa.epilogue_table((256, 255, 2))
+    assert table.dtype == np.int32 and table.shape == (4, 3)
     bits = table.view(np.uint32)
-    assert bits[0].tolist() == list(moduli)
-    assert bits[1].tolist() == cpa.modulus_magics(moduli)
-    cs, lift_cs = cpa.remainder_constants(moduli)
-    assert bits[2].tolist() == cs and bits[3].tolist() == lift_cs
+    assert bits[0].tolist() == [256, 255, 2]
+    assert bits[1].tolist() == [2**31, 2155905153, 2**31]
+    assert bits[2].tolist() == [2**24, 16843010, 2**31]
+    assert bits[3].tolist() == [0, 8355838, 0]
+
+
+def test_short_k_is_the_sources_own():
+    """MODP_IGEMM_SHORT_K is the kernel source's OZ_MODP_SHORT_K (the host's lift and the
+    device's dispatch rest on the same bound)."""
+    from ozfft.engines.cuda.sources import kernel_dir
+
+    source = (kernel_dir() / cpa.MODP_IGEMM_SOURCE).read_text()
+    (value,) = re.findall(r"^#define OZ_MODP_SHORT_K (\d+)$", source, flags=re.M)
+    assert int(value) == cpa.MODP_IGEMM_SHORT_K
 
 
 def test_moduli_outside_the_epilogue_range_are_refused():

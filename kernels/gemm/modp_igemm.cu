@@ -14,9 +14,10 @@
 // OZ_MODP_TILE_M x OZ_MODP_TILE_N x 128 tiles; its epilogue an epilogue visitor tree
 // acc -> acc mod p with p and its constants broadcast per batch (no division on the device):
 // two instantiations, the two-instruction remainder for k <= OZ_MODP_SHORT_K (OzFastModP) and
-// the exact quotient for longer k (OzModP). OZ_MODP_PINGPONG 1: two consumer warpgroups on alternate tiles; 0: both on one
-// tile (cooperative). The defaults (cooperative, 256 x 128 tiles, 1 x 2 clusters, CUTLASS's
-// epilogue subtile) were the fastest of the variants measured at k = 256, 1024 and 4096.
+// the exact quotient for longer k (OzModP, by OzReduction). OZ_MODP_PINGPONG 1: two consumer
+// warpgroups on alternate tiles; 0: both on one tile (cooperative). The defaults (cooperative,
+// 256 x 128 tiles, 1 x 2 clusters, CUTLASS's epilogue subtile) were the fastest of the
+// variants measured at k = 256, 1024 and 4096.
 #include <cstdint>
 #include <type_traits>
 
@@ -59,9 +60,9 @@ using EpilogueTile = cutlass::epilogue::collective::EpilogueTileAuto;
 
 // v mod p in [0, p) for |v| <= 2**30 and 2 <= p <= 256, by division by an invariant integer
 // (Granlund and Montgomery, "Division by invariant integers using multiplication"): with
-// c = ceil(log2 p) and magic = ceil(2**(31 + c) / p) < 2**32 (ModpIgemm's table), e = magic p
-// - 2**(31 + c) < p, so for u < 2**31 + p, u e < 2**(31 + c) and
-// q = umulhi(u, magic) >> (c - 1) = floor(u / p) exactly. u = v + lift, lift = p ceil(2**30
+// s = ceil(log2 p) and magic = ceil(2**(31 + s) / p) < 2**32 (ModpIgemm's table), e = magic p
+// - 2**(31 + s) < p, so for u < 2**31 + p, u e < 2**(31 + s) and
+// q = umulhi(u, magic) >> (s - 1) = floor(u / p) exactly. u = v + lift, lift = p ceil(2**30
 // / p) in [2**30, 2**30 + p) (a multiple of p, from the same division), lies in [0, 2**31 +
 // p), and r = u - q p: an add, a multiply-high, a shift and a multiply-add a sum
 // (docs/perf-notes.md, "The epilogue's reduction by an exact quotient").
@@ -93,7 +94,8 @@ struct OzReduction {
 template <class T>
 struct OzModP {
     CUTLASS_HOST_DEVICE T operator()(T const& v, T const& p, T const& magic) const {
-        return static_cast<T>(OzReduction(static_cast<unsigned>(p), static_cast<unsigned>(magic))(v));
+        const OzReduction reduce(static_cast<unsigned>(p), static_cast<unsigned>(magic));
+        return static_cast<T>(reduce(v));
     }
 };
 
@@ -144,7 +146,8 @@ struct OzFastModP<cutlass::Array<T, N>> {
         const unsigned p0 = static_cast<unsigned>(p[0]), c0 = static_cast<unsigned>(c[0]);
         const unsigned l0 = static_cast<unsigned>(lift_c[0]);
         CUTLASS_PRAGMA_UNROLL
-        for (int i = 0; i < N; ++i) out[i] = static_cast<T>(OzFastModP<T>::remainder(v[i], p0, c0, l0));
+        for (int i = 0; i < N; ++i)
+            out[i] = static_cast<T>(OzFastModP<T>::remainder(v[i], p0, c0, l0));
         return out;
     }
 };
@@ -282,12 +285,13 @@ size_t oz_modp_igemm_workspace(int m, int n, int k, int batches, int device) {
 
 // D_l = (A_l Bt_l^T) mod moduli[l] for l < batches: A_l at a + l a_batch (m rows of k, lda
 // apart), Bt_l at bt + l b_batch (n rows of k, ldb apart), D_l at d + l d_batch (m rows of n
-// bytes, ldd apart). table: 4 rows of batches int32 values (as bits): p_l,
-// ceil(2**(31 + c) / p_l) with c = ceil(log2 p_l), ceil(2**32 / p_l) and its product with
-// p_l ceil(2**23 / p_l) mod 2**32. k <= OZ_MODP_SHORT_K takes the two-instruction remainder,
-// longer k the exact quotient. Needs |sums| <= 2**30 (k <= 2**16), 2 <= moduli <= 256,
-// 16-byte aligned pointers and n, k, lda, ldb, ldd multiples of 16 (CUTLASS's check of the
-// TMA operands). Returns 0, a cutlass::Status or 1000 + the launch's cudaError_t.
+// bytes, ldd apart). table: 4 rows of exactly batches int32 values each (as bits; row r at
+// table + r batches): p_l, ceil(2**(31 + s) / p_l) with s = ceil(log2 p_l), ceil(2**32 / p_l)
+// and its product with p_l ceil(2**23 / p_l) mod 2**32. k <= OZ_MODP_SHORT_K takes the
+// two-instruction remainder, longer k the exact quotient. Needs |sums| <= 2**30 (k <=
+// 2**16), 2 <= moduli <= 256, 16-byte aligned pointers and n, k, lda, ldb, ldd multiples of
+// 16 (CUTLASS's check of the TMA operands). Returns 0, a cutlass::Status or 1000 + the
+// launch's cudaError_t.
 int oz_modp_igemm(const int8_t* a, long long lda, long long a_batch, const int8_t* bt,
                   long long ldb, long long b_batch, uint8_t* d, long long ldd, long long d_batch,
                   const int32_t* table, int m, int n, int k, int batches, void* workspace,
@@ -300,7 +304,8 @@ int oz_modp_igemm(const int8_t* a, long long lda, long long a_batch, const int8_
 }
 
 const char* oz_modp_igemm_status(int code) {
-    if (code >= kCudaErrorBase) return cudaGetErrorString(static_cast<cudaError_t>(code - kCudaErrorBase));
+    if (code >= kCudaErrorBase)
+        return cudaGetErrorString(static_cast<cudaError_t>(code - kCudaErrorBase));
     return cutlassGetStatusString(static_cast<cutlass::Status>(code));
 }
 

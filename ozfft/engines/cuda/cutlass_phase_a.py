@@ -46,6 +46,7 @@ __all__ = [
     "MODP_IGEMM_MAX_K",
     "MODP_IGEMM_MODULI",
     "MODP_IGEMM_SHORT_K",
+    "MODP_IGEMM_SHORT_SUM",
     "MODP_IGEMM_SOURCE",
     "ModpIgemm",
     "cutlass_include_dir",
@@ -65,8 +66,11 @@ MODP_IGEMM_ARCH = "sm_90a"
 MODP_IGEMM_ALIGN = 16
 #: sums of k products of residues in [-128, 127] stay within 2**30, the epilogue's range
 MODP_IGEMM_MAX_K = 1 << 16
-#: the longest k whose sums take the two-instruction remainder (``OZ_MODP_SHORT_K``)
+#: the longest k whose sums take the two-instruction remainder (``OZ_MODP_SHORT_K`` in the
+#: source; a test reads it there): their sums stay within ``MODP_IGEMM_SHORT_SUM``
 MODP_IGEMM_SHORT_K = 512
+#: the largest |sum| of MODP_IGEMM_SHORT_K products of residues in [-128, 128]: 2**23
+MODP_IGEMM_SHORT_SUM = 128 * 128 * MODP_IGEMM_SHORT_K
 #: the moduli the epilogue reduces by (residues in a byte)
 MODP_IGEMM_MODULI = range(2, 257)
 _NVCC_TIMEOUT_S = 900
@@ -212,7 +216,8 @@ class ModpIgemm:
         """``D_l = (A_l Bt_l^T) mod moduli[l]`` for ``l < batches`` (device pointers;
         strides in bytes = elements: A_l at ``a + l a_batch``, ``m`` rows of ``k`` bytes
         ``lda`` apart; Bt_l likewise, ``n`` rows; D_l ``m`` rows of ``n`` bytes, ``ldd``
-        apart; ``table``: :func:`epilogue_table` of the ``batches`` moduli on the device).
+        apart; ``table``: :func:`epilogue_table` of exactly the ``batches`` moduli, on the
+        device: its rows are ``batches`` apart).
         A failed check or launch raises RuntimeError with CUTLASS's or CUDA's status."""
         code = self.lib.oz_modp_igemm(
             a, lda, a_batch, bt, ldb, b_batch, d, ldd, d_batch, table, m, n, k,
@@ -231,8 +236,8 @@ class ModpIgemm:
 
 
 def modulus_magics(moduli: tuple[int, ...]) -> list[int]:
-    """``ceil(2**(31 + c) / p)`` with ``c = ceil(log2 p)`` for each modulus (below 2**32):
-    the long-k epilogue's ``floor(u / p) = umulhi(u, magic) >> (c - 1)``, exact for every
+    """``ceil(2**(31 + s) / p)`` with ``s = ceil(log2 p)`` for each modulus (below 2**32):
+    the long-k epilogue's ``floor(u / p) = umulhi(u, magic) >> (s - 1)``, exact for every
     ``u < 2**31 + p`` (``kernels/gemm/modp_igemm.cu``, ``OzReduction``)."""
     _check_moduli(moduli)
     return [-(-(1 << (31 + (p - 1).bit_length())) // p) for p in moduli]
@@ -240,12 +245,12 @@ def modulus_magics(moduli: tuple[int, ...]) -> list[int]:
 
 def remainder_constants(moduli: tuple[int, ...]) -> tuple[list[int], list[int]]:
     """The short-k epilogue's ``c = ceil(2**32 / p)`` and ``(c lift) mod 2**32`` with ``lift
-    = p ceil(2**23 / p)``, per modulus: ``u mod p = umulhi((c u) mod 2**32, p)`` for ``u =
-    v + lift``, ``|v| <= 2**23`` (``OzFastModP``; Lemire, Kaser and Kurz, "Faster remainder
-    by direct computation")."""
+    = p ceil(B / p)``, ``B = MODP_IGEMM_SHORT_SUM = 2**23``, per modulus: ``u mod p =
+    umulhi((c u) mod 2**32, p)`` for ``u = v + lift``, ``|v| <= B`` (``OzFastModP``; Lemire,
+    Kaser and Kurz, "Faster remainder by direct computation")."""
     _check_moduli(moduli)
     cs = [-(-(1 << 32) // p) for p in moduli]
-    lifts = [p * -(-(1 << 23) // p) for p in moduli]
+    lifts = [p * -(-MODP_IGEMM_SHORT_SUM // p) for p in moduli]
     return cs, [(c * lift) % (1 << 32) for c, lift in zip(cs, lifts, strict=True)]
 
 

@@ -259,7 +259,7 @@ class CudaEngine(Engine):
         self._sp_shared: dict[tuple[int, int], int] = {}  # (device id, planes) -> bytes
         #: (device id, source, kernel name) -> launcher (kernels built with fixed macros)
         self._named: dict[tuple[int, str, str], Any] = {}
-        #: (device id, moduli) -> the CUTLASS epilogue's table on the device (moduli, magics)
+        #: (device id, moduli) -> the CUTLASS epilogue's constants table on the device
         self._epilogue_tables: dict[tuple[int, tuple[int, ...]], Any] = {}
         self._one = np.array(1, dtype=np.int32)
         self._zero = np.array(0, dtype=np.int32)
