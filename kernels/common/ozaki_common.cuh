@@ -397,13 +397,30 @@ __device__ __forceinline__ void oz_crt_add(oz_i64 (&acc)[OZ_DIGITS], int v, cons
     for (int l = 0; l < OZ_DIGITS; ++l) acc[l] += (oz_i64)v * (oz_i64)w[l];
 }
 
-// A complex entry's share of modulus l, from the INT32 sums t[k] = cl[k * plane] of its
-// nprod products: 3 (Karatsuba: Ar Br, Ai Bi, As Bs; Re = T1 - T2, Im = T3 - T1 - T2) or
-// 4 (Ar Br, Ai Bi, Ar Bi, Ai Br; Im = T3 + T4); on a Gaussian system (OZ_GAUSSIAN) 2:
-// T+ = A+ B+ and T- = A- B-, Re = (T+ + T-) / 2, Im = (T+ - T-) / (2j) mod p_l with the
-// halving and the division by 2j folded into the weights. The sums enter partially reduced
-// (|.| < 2**24), so Re and Im stay below 2**26 = 2**OZ_CRT_TERM_BITS.
-// (Planes of INT32 sums, or of bytes in [0, p): T the plane's element type.)
+// A complex entry's share of modulus l, from the values t1, t2, t3 and t4() of its nprod
+// products: 3 (Karatsuba: Ar Br, Ai Bi, As Bs; Re = T1 - T2, Im = T3 - T1 - T2) or 4 (Ar
+// Br, Ai Bi, Ar Bi, Ai Br; Im = T3 + T4: t4 is called only then); on a Gaussian system
+// (OZ_GAUSSIAN) 2: T+ = A+ B+ and T- = A- B-, Re = (T+ + T-) / 2, Im = (T+ - T-) / (2j)
+// mod p_l with the halving and the division by 2j folded into the weights (t3, t4 unused).
+// The values enter partially reduced (|.| < 2**24), so Re and Im stay below 2**26 =
+// 2**OZ_CRT_TERM_BITS.
+template <typename T4>
+__device__ __forceinline__ void oz_crt_add_complex_terms(oz_i64 (&re)[OZ_DIGITS],
+                                                         oz_i64 (&im)[OZ_DIGITS], int t1, int t2,
+                                                         int t3, T4 t4, int nprod, int l) {
+#ifdef OZ_GAUSSIAN
+    (void)t3, (void)t4, (void)nprod;
+    oz_crt_add(re, t1 + t2, oz_weight_re_digits + l * OZ_DIGITS);
+    oz_crt_add(im, t1 - t2, oz_weight_im_digits + l * OZ_DIGITS);
+#else
+    const int t_im = nprod == 3 ? t3 - t1 - t2 : t3 + t4();
+    oz_crt_add(re, t1 - t2, oz_weight_digits + l * OZ_DIGITS);
+    oz_crt_add(im, t_im, oz_weight_digits + l * OZ_DIGITS);
+#endif
+}
+
+// oz_crt_add_complex_terms from the plane values t[k] = cl[k * plane] (planes of INT32
+// sums, or of bytes in [0, p): T the plane's element type).
 template <typename T>
 __device__ __forceinline__ void oz_crt_add_complex(oz_i64 (&re)[OZ_DIGITS],
                                                    oz_i64 (&im)[OZ_DIGITS],
@@ -411,15 +428,12 @@ __device__ __forceinline__ void oz_crt_add_complex(oz_i64 (&re)[OZ_DIGITS],
                                                    int nprod, int l) {
     const int t1 = oz_partial_residue((int)cl[0], l), t2 = oz_partial_residue((int)cl[plane], l);
 #ifdef OZ_GAUSSIAN
-    (void)nprod;
-    oz_crt_add(re, t1 + t2, oz_weight_re_digits + l * OZ_DIGITS);
-    oz_crt_add(im, t1 - t2, oz_weight_im_digits + l * OZ_DIGITS);
+    const int t3 = 0;
 #else
     const int t3 = oz_partial_residue((int)cl[2 * plane], l);
-    const int t_im = nprod == 3 ? t3 - t1 - t2 : t3 + oz_partial_residue((int)cl[3 * plane], l);
-    oz_crt_add(re, t1 - t2, oz_weight_digits + l * OZ_DIGITS);
-    oz_crt_add(im, t_im, oz_weight_digits + l * OZ_DIGITS);
 #endif
+    oz_crt_add_complex_terms(re, im, t1, t2, t3,
+                             [&] { return oz_partial_residue((int)cl[3 * plane], l); }, nprod, l);
 }
 
 // The value of the top three (or fewer) digits times 2**-(31 t), t the digits below them.

@@ -32,18 +32,27 @@ __device__ __forceinline__ void oz_batch_item(C& c, S& shift_a, S& shift_b, O& o
     shift_b += blockIdx.z * sb_batch;
     out += blockIdx.z * out_batch;
 }
+// body(i, j, shift_a[i]) for the first of every `outputs` adjacent outputs (i, j .. j +
+// outputs - 1) of the item; grid-stride over rows (y) and column groups (x).
+template <int outputs, typename F>
+__device__ __forceinline__ void oz_each_group(long long m, long long nb,
+                                              const int* __restrict__ shift_a, F body) {
+    for (long long i = blockIdx.y; i < m; i += gridDim.y) {
+        const int sa = shift_a[i];
+        for (long long j = outputs * (blockIdx.x * (long long)blockDim.x + threadIdx.x); j < nb;
+             j += (long long)outputs * gridDim.x * blockDim.x)
+            body(i, j, sa);
+    }
+}
+
 // body(i, j, s) for every output (i, j) of the item, s = -(shift_a[i] + shift_b[j]) the
-// output's exponent; grid-stride over rows (y) and columns (x).
+// output's exponent.
 template <typename F>
 __device__ __forceinline__ void oz_each_output(long long m, long long nb,
                                                const int* __restrict__ shift_a,
                                                const int* __restrict__ shift_b, F body) {
-    for (long long i = blockIdx.y; i < m; i += gridDim.y) {
-        const int sa = shift_a[i];
-        for (long long j = blockIdx.x * (long long)blockDim.x + threadIdx.x; j < nb;
-             j += (long long)gridDim.x * blockDim.x)
-            body(i, j, -(sa + shift_b[j]));
-    }
+    oz_each_group<1>(m, nb, shift_a,
+                     [&](long long i, long long j, int sa) { body(i, j, -(sa + shift_b[j])); });
 }
 
 extern "C" __global__ void oz_reconstruct_real(const oz_plane_t* __restrict__ c, long long m,
@@ -142,16 +151,6 @@ __device__ __forceinline__ const unsigned char* oz_pb_advance(const unsigned cha
     return reinterpret_cast<const unsigned char*>(r);
 }
 
-template <typename F>
-__device__ __forceinline__ void oz_each_vec(long long m, long long nb,
-                                            const int* __restrict__ shift_a, F body) {
-    for (long long i = blockIdx.y; i < m; i += gridDim.y) {
-        const int sa = shift_a[i];
-        for (long long j = OZ_PB_VEC * (blockIdx.x * (long long)blockDim.x + threadIdx.x); j < nb;
-             j += (long long)OZ_PB_VEC * gridDim.x * blockDim.x)
-            body(i, j, sa);
-    }
-}
 
 extern "C" __global__ void oz_reconstruct_real_vec(const unsigned char* __restrict__ c,
                                                    long long m, long long nb, long long ldc,
@@ -162,7 +161,7 @@ extern "C" __global__ void oz_reconstruct_real_vec(const unsigned char* __restri
                                                    long long ld_out, long long c_batch,
                                                    long long sb_batch, long long out_batch) {
     oz_batch_item(c, shift_a, shift_b, out, m, c_batch, sb_batch, out_batch);
-    oz_each_vec(m, nb, shift_a, [&](long long i, long long j, int sa) {
+    oz_each_group<OZ_PB_VEC>(m, nb, shift_a, [&](long long i, long long j, int sa) {
         const unsigned char* cl = c + i * ldc + j;  // modulus l's plane, then l + 1's
         oz_i64 acc[OZ_PB_VEC][OZ_DIGITS];
 #pragma unroll
@@ -190,7 +189,7 @@ extern "C" __global__ void oz_reconstruct_complex_vec(const unsigned char* __res
                                                       long long ld_out, long long c_batch,
                                                       long long sb_batch, long long out_batch) {
     oz_batch_item(c, shift_a, shift_b, out, m, c_batch, sb_batch, out_batch);
-    oz_each_vec(m, nb, shift_a, [&](long long i, long long j, int sa) {
+    oz_each_group<OZ_PB_VEC>(m, nb, shift_a, [&](long long i, long long j, int sa) {
         oz_i64 re[OZ_PB_VEC][OZ_DIGITS], im[OZ_PB_VEC][OZ_DIGITS];
 #pragma unroll
         for (int e = 0; e < OZ_PB_VEC; ++e) {
@@ -205,26 +204,20 @@ extern "C" __global__ void oz_reconstruct_complex_vec(const unsigned char* __res
             const oz_pb_word w1 = __ldg(reinterpret_cast<const oz_pb_word*>(cl));
             const oz_pb_word w2 = __ldg(reinterpret_cast<const oz_pb_word*>(cl2));
 #ifdef OZ_GAUSSIAN
-#pragma unroll
-            for (int e = 0; e < OZ_PB_VEC; ++e) {
-                const int t1 = oz_pb_byte(w1, e), t2 = oz_pb_byte(w2, e);
-                oz_crt_add(re[e], t1 + t2, oz_weight_re_digits + l * OZ_DIGITS);
-                oz_crt_add(im[e], t1 - t2, oz_weight_im_digits + l * OZ_DIGITS);
-            }
+            const oz_pb_word w3 = 0, w4 = 0;  // (two products)
 #else
             const unsigned char* cl3 = oz_pb_advance(cl2, plane);
             const oz_pb_word w3 = __ldg(reinterpret_cast<const oz_pb_word*>(cl3));
             const oz_pb_word w4 =
                 nprod == 4 ? __ldg(reinterpret_cast<const oz_pb_word*>(oz_pb_advance(cl3, plane)))
                            : 0;
+#endif
 #pragma unroll
             for (int e = 0; e < OZ_PB_VEC; ++e) {
                 const int t1 = oz_pb_byte(w1, e), t2 = oz_pb_byte(w2, e), t3 = oz_pb_byte(w3, e);
-                const int t_im = nprod == 3 ? t3 - t1 - t2 : t3 + oz_pb_byte(w4, e);
-                oz_crt_add(re[e], t1 - t2, oz_weight_digits + l * OZ_DIGITS);
-                oz_crt_add(im[e], t_im, oz_weight_digits + l * OZ_DIGITS);
+                oz_crt_add_complex_terms(re[e], im[e], t1, t2, t3,
+                                         [=] { return oz_pb_byte(w4, e); }, nprod, l);
             }
-#endif
         }
 #pragma unroll
         for (int e = 0; e < OZ_PB_VEC; ++e) {

@@ -804,7 +804,7 @@ class CudaEngine(Engine):
             self._require_column_block(ws, f"an emulated {m}x{kp}x{n} product with {count} moduli")
             macros = phase_b_macros(
                 moduli,
-                out_float=out_dtype in (np.float32, np.complex64),
+                out_float=_binary32(out_dtype),
                 raw_sums=kblocked or raw_sums_fit(kp, moduli),  # k-blocked sums are in [0, p)
             )
             reconstruct = _reconstruct_kernel(macros, ra.is_complex)
@@ -909,10 +909,11 @@ class CudaEngine(Engine):
             return None
         return modp_igemm(self._cp.cuda.runtime.getDevice())
 
-    def _epilogue_table(self, moduli: ModuliSet) -> Any:
+    def _epilogue_table(self, moduli: ModuliSet, device: int) -> Any:
         """The CUTLASS epilogue's table (the moduli and their reduction constants,
-        :func:`epilogue_table`) as a ``(4, N)`` int32 device array (once per device)."""
-        key = (self._cp.cuda.runtime.getDevice(), tuple(moduli.moduli))
+        :func:`epilogue_table`) as a ``(4, N)`` int32 array on ``device`` (the current one;
+        built once per device)."""
+        key = (device, tuple(moduli.moduli))
         if key not in self._epilogue_tables:
             self._epilogue_tables[key] = self._cp.asarray(epilogue_table(key[1]))
         return self._epilogue_tables[key]
@@ -943,13 +944,11 @@ class CudaEngine(Engine):
             block_budget=budget, residue_planes=pa.shape[1], plane_itemsize=1,
         )  # fmt: skip
         self._require_column_block(ws, f"an emulated {m}x{kp}x{n} product with {count} moduli")
-        macros = phase_b_macros(
-            moduli, out_float=out_dtype in (np.float32, np.complex64), byte_planes=True
-        )
+        macros = phase_b_macros(moduli, out_float=_binary32(out_dtype), byte_planes=True)
         vec = _PB_VEC_COMPLEX if is_complex else _PB_VEC_REAL
         vec = vec if ws.col_block % vec == 0 else 1  # then every block's nb is a multiple
-        table = self._epilogue_table(moduli)
         device = cp.cuda.runtime.getDevice()
+        table = self._epilogue_table(moduli, device)
         stream = cp.cuda.get_current_stream().ptr
         workspace = igemm.workspace_bytes(m, ws.col_block, kp, count, device)
         scratch = self._alloc("CUTLASS workspace", (workspace,), cp.uint8, workspace)
@@ -1145,7 +1144,7 @@ class CudaEngine(Engine):
         output columns per block; None where the moduli's sums do not fit a block
         (:meth:`_small_shared`). Kept per device and arguments: a call that finds it
         builds no macros."""
-        out_float = out_dtype in (np.float32, np.complex64)
+        out_float = _binary32(out_dtype)
         key = (self._cp.cuda.runtime.getDevice(), moduli, planes, out_float, rounding, shifts,
                packed, slices or 0)  # fmt: skip
         if key not in self._small:
@@ -1513,7 +1512,7 @@ class CudaEngine(Engine):
         )  # fmt: skip
         self._require_column_block(ws, f"an emulated {m}x{kp}x{n} FP8 product with {count} moduli")
         ldc, pairs = ws.ldc, _PRODUCT_PLANES[products]
-        macros = fp8_phase_b_macros(system, out_float=out_dtype in (np.float32, np.complex64))
+        macros = fp8_phase_b_macros(system, out_float=_binary32(out_dtype))
         reconstruct = _reconstruct_kernel(macros, ra.is_complex)
         if self._stacked_fits(batch, count, products, m, n, ws, False, budget):
             out = cp.empty((batch, m, n), out_dtype)
@@ -1817,6 +1816,11 @@ def _raise_non_finite(operand: str, nans: int, infs: int) -> None:
     if nans or infs:
         kinds = " and ".join(kind for kind, n in (("NaN", nans), ("Inf", infs)) if n)
         raise NonFiniteInputError(operand, nans + infs, kinds)
+
+
+def _binary32(out_dtype: Any) -> bool:
+    """Whether the result is binary32 (float32 or complex64): ``OZ_OUT_FLOAT``."""
+    return out_dtype in (np.float32, np.complex64)
 
 
 def _reconstruct_kernel(macros: Macros, is_complex: bool, vec: int = 1) -> Any:
