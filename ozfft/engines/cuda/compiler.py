@@ -39,6 +39,7 @@ from .sources import include_closure, kernel_dir, resolve_source, source_stem
 
 __all__ = [
     "CACHE_DIR_MODE",
+    "cache_entry",
     "cache_key",
     "cached_binary",
     "cached_cubin",
@@ -231,8 +232,15 @@ def cached_cubin(
     macros = _as_macros(macros)
     key = cache_key(source, macros, arch, nvrtc or nvrtc_version(), root=root)
     cache_dir = ensure_cache_dir(config.cache_dir() if directory is None else directory)
-    path = cache_dir / f"{source_stem(source)}-{arch}-{key[:_KEY_CHARS]}.cubin"
+    path = cache_entry(cache_dir, source, arch, key, ".cubin")
     return cached_binary(path, lambda: _build(source, macros, arch, key, root, cache_dir))
+
+
+def cache_entry(cache_dir: Path, source: str, arch: str, key: str, suffix: str) -> Path:
+    """Where the cache keeps ``source``'s binary for ``arch`` and ``key`` (a sha256 hex
+    digest, shortened): ``<stem>-<arch>-<key>`` with ``suffix`` (the cubins' ``.cubin``,
+    the CUTLASS Phase A's ``.so``)."""
+    return cache_dir / f"{source_stem(source)}-{arch}-{key[:_KEY_CHARS]}{suffix}"
 
 
 def _device_arch(device_id: int | None) -> str:

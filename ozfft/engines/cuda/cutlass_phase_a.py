@@ -37,7 +37,7 @@ from ... import config
 from ..._logging import logger
 from ..._version import __version__
 from ...errors import KernelCompileError
-from .compiler import cached_binary, ensure_cache_dir
+from .compiler import cache_entry, cached_binary, ensure_cache_dir
 from .sources import kernel_dir
 
 __all__ = [
@@ -74,7 +74,6 @@ MODP_IGEMM_SHORT_SUM = 128 * 128 * MODP_IGEMM_SHORT_K
 #: the moduli the epilogue reduces by (residues in a byte)
 MODP_IGEMM_MODULI = range(2, 257)
 _NVCC_TIMEOUT_S = 900
-_KEY_CHARS = 32
 
 
 def cutlass_include_dir() -> Path | None:
@@ -169,7 +168,7 @@ def library_path(directory: Path | None = None) -> Path:
     flags = nvcc_flags(include)
     key = _cache_key(data, include, flags, _nvcc_version(nvcc))
     cache_dir = ensure_cache_dir(config.cache_dir() if directory is None else directory)
-    path = cache_dir / f"gemm-modp_igemm-{MODP_IGEMM_ARCH}-{key[:_KEY_CHARS]}.so"
+    path = cache_entry(cache_dir, MODP_IGEMM_SOURCE, MODP_IGEMM_ARCH, key, ".so")
 
     def build() -> bytes:
         logger.info("compiling %s with nvcc for %s (about a minute, once)", source, MODP_IGEMM_ARCH)
