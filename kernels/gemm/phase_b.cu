@@ -152,7 +152,48 @@ __device__ __forceinline__ const unsigned char* oz_pb_advance(const unsigned cha
 }
 
 
-extern "C" __global__ void oz_reconstruct_real_vec(const unsigned char* __restrict__ c,
+#ifdef OZ_PB_DP4A
+// ---- the real weighting on dp4a (OZ_PB_DP4A, OZ_PB_VEC 4) -------------------------------
+// X = sum_l r_l W_l in base-256 digits of the weights: s_j = sum_l r_l W_l[j], four moduli
+// a `dp4a` (residues of moduli 4g .. 4g+3 of one output in the bytes of one word, byte j of
+// their weights in another: constants.py, weight_quads), then X = sum_j s_j 2**(8 j) into
+// the base-2**31 digit sums the finish takes. A `dp4a` issues at the rate of an `IMAD`,
+// twice that of the `IMAD.WIDE` of oz_crt_add (docs/perf-notes.md, "Phase B's real
+// weighting on dp4a"). s_j < N 255**2 < 2**21, so acc[d] gets at most four terms below
+// 2**51: below the finish's 2**62.
+#if OZ_PB_VEC != 4
+#error "OZ_PB_DP4A transposes 4 x 4 bytes: OZ_PB_VEC 4"
+#endif
+#define OZ_QUADS ((OZ_NUM_MODULI + 3) / 4)
+// immediates (an IMAD.MOV before a dp4a where registers run short): in __constant__ memory
+// ptxas holds all of them in registers (~120 a thread) and Phase B runs ~10 % slower
+__device__ constexpr oz_u32 oz_weight_quads[OZ_QUADS * OZ_WEIGHT_BYTES] = {OZ_WEIGHT_QUADS};
+static_assert(OZ_NUM_MODULI <= 32, "the byte-digit sums hold 32 terms of 255**2");
+static_assert(8 * (OZ_WEIGHT_BYTES - 1) < 31 * OZ_DIGITS, "every weight byte in a digit");
+
+// q[e] = byte e of w[0], w[1], w[2], w[3] (a 4 x 4 byte transpose: plane words of four
+// moduli, four outputs each, to the four moduli of each output)
+__device__ __forceinline__ void oz_pb_transpose(const oz_u32 (&w)[4], oz_u32 (&q)[4]) {
+    const oz_u32 lo01 = __byte_perm(w[0], w[1], 0x5140), hi01 = __byte_perm(w[0], w[1], 0x7362);
+    const oz_u32 lo23 = __byte_perm(w[2], w[3], 0x5140), hi23 = __byte_perm(w[2], w[3], 0x7362);
+    q[0] = __byte_perm(lo01, lo23, 0x5410);
+    q[1] = __byte_perm(lo01, lo23, 0x7632);
+    q[2] = __byte_perm(hi01, hi23, 0x5410);
+    q[3] = __byte_perm(hi01, hi23, 0x7632);
+}
+
+// blocks of 256 threads (the engine's) an SM the dp4a kernel is built for: 3 caps it at
+// 80 registers without spills (~110 left to itself)
+#ifndef OZ_PB_DP4A_BLOCKS
+#define OZ_PB_DP4A_BLOCKS 3
+#endif
+#define OZ_PB_REAL_VEC_BOUNDS __launch_bounds__(256, OZ_PB_DP4A_BLOCKS)
+#else
+#define OZ_PB_REAL_VEC_BOUNDS
+#endif  // OZ_PB_DP4A
+
+extern "C" __global__ void OZ_PB_REAL_VEC_BOUNDS
+oz_reconstruct_real_vec(const unsigned char* __restrict__ c,
                                                    long long m, long long nb, long long ldc,
                                                    long long plane,
                                                    const int* __restrict__ shift_a,
@@ -161,6 +202,40 @@ extern "C" __global__ void oz_reconstruct_real_vec(const unsigned char* __restri
                                                    long long ld_out, long long c_batch,
                                                    long long sb_batch, long long out_batch) {
     oz_batch_item(c, shift_a, shift_b, out, m, c_batch, sb_batch, out_batch);
+#ifdef OZ_PB_DP4A
+    oz_each_group<4>(m, nb, shift_a, [&](long long i, long long j, int sa) {
+        const unsigned char* cl = c + i * ldc + j;  // modulus l's plane, then l + 1's
+        oz_u32 q[OZ_QUADS][4];  // q[g][e]: moduli 4g .. 4g+3 of output j + e
+#pragma unroll
+        for (int g = 0; g < OZ_QUADS; ++g) {
+            oz_u32 w[4];
+#pragma unroll
+            for (int l = 4 * g; l < 4 * g + 4; ++l) {
+                w[l - 4 * g] = l < OZ_NUM_MODULI ? __ldg(reinterpret_cast<const oz_u32*>(cl)) : 0u;
+                if (l + 1 < OZ_NUM_MODULI) cl = oz_pb_advance(cl, plane);
+            }
+            oz_pb_transpose(w, q[g]);
+        }
+#pragma unroll
+        for (int e = 0; e < 4; ++e) {
+            oz_u32 s[OZ_WEIGHT_BYTES];
+#pragma unroll
+            for (int b = 0; b < OZ_WEIGHT_BYTES; ++b) s[b] = 0;
+#pragma unroll
+            for (int g = 0; g < OZ_QUADS; ++g)
+#pragma unroll
+                for (int b = 0; b < OZ_WEIGHT_BYTES; ++b)
+                    s[b] = __dp4a(q[g][e], oz_weight_quads[g * OZ_WEIGHT_BYTES + b], s[b]);
+            oz_i64 acc[OZ_DIGITS];
+            oz_crt_clear(acc);
+#pragma unroll
+            for (int b = 0; b < OZ_WEIGHT_BYTES; ++b)
+                acc[8 * b / 31] += (oz_i64)s[b] << (8 * b % 31);
+            out[i * ld_out + j + e] = (oz_out_real)oz_crt_finish<OZ_PREC, OZ_EMIN, OZ_EMAX>(
+                acc, -(sa + shift_b[j + e]));
+        }
+    });
+#else
     oz_each_group<OZ_PB_VEC>(m, nb, shift_a, [&](long long i, long long j, int sa) {
         const unsigned char* cl = c + i * ldc + j;  // modulus l's plane, then l + 1's
         oz_i64 acc[OZ_PB_VEC][OZ_DIGITS];
@@ -178,6 +253,7 @@ extern "C" __global__ void oz_reconstruct_real_vec(const unsigned char* __restri
             out[i * ld_out + j + e] = (oz_out_real)oz_crt_finish<OZ_PREC, OZ_EMIN, OZ_EMAX>(
                 acc[e], -(sa + shift_b[j + e]));
     });
+#endif  // OZ_PB_DP4A
 }
 
 extern "C" __global__ void oz_reconstruct_complex_vec(const unsigned char* __restrict__ c,

@@ -284,8 +284,31 @@ def _phase_b_macros(
     if out_float:
         macros |= {"OZ_OUT_FLOAT": "1"}
     if byte_planes:
-        macros |= {"OZ_PLANES_U8": "1"}
+        macros |= {"OZ_PLANES_U8": "1"} | weight_quads_macros(moduli)
     return macros | {"OZ_RAW_SUMS": "1"} if raw else macros
+
+
+def weight_quads(moduli: ModuliSet | ResidueSystem) -> tuple[int, list[int]]:
+    """The CRT weights ``W_i`` (in ``[0, P)``) as base-256 digits, four moduli to a word:
+    ``(D8, quads)`` with ``D8 = ceil(bits(P) / 8)`` and ``quads[g D8 + j]`` holding byte
+    ``j`` of ``W_{4g+m}`` in its byte ``m`` (0 past the last modulus). With the residues of
+    four moduli in the bytes of a word, one ``dp4a`` adds their share of byte digit ``j``
+    (``kernels/gemm/phase_b.cu``, ``OZ_PB_DP4A``)."""
+    d8 = -(-moduli.product.bit_length() // 8)
+    weights = list(moduli.weights)
+    weights += [0] * (-len(weights) % 4)
+    quads = [
+        sum(((w >> (8 * j)) & 255) << (8 * m) for m, w in enumerate(weights[g : g + 4]))
+        for g in range(0, len(weights), 4)
+        for j in range(d8)
+    ]
+    return d8, quads
+
+
+def weight_quads_macros(moduli: ModuliSet | ResidueSystem) -> dict[str, str]:
+    """``OZ_WEIGHT_BYTES`` and ``OZ_WEIGHT_QUADS`` (:func:`weight_quads`)."""
+    d8, quads = weight_quads(moduli)
+    return {"OZ_WEIGHT_BYTES": str(d8), "OZ_WEIGHT_QUADS": _join(f"0x{q:08x}u" for q in quads)}
 
 
 # -- the FP8 Phase A (kernels/gemm/fp8_residues.cu, fp8_phase_a.cu) ----------------------

@@ -128,6 +128,9 @@ _SMALL_PRODUCT_CU = "gemm/small_product.cu"
 #: byte planes, several outputs a thread")
 _PB_VEC_REAL = 4
 _PB_VEC_COMPLEX = 2
+#: real Phase B on byte planes weights four moduli a ``dp4a`` (``OZ_PB_DP4A``; with
+#: ``OZ_PB_VEC`` 4): docs/perf-notes.md, "Phase B's real weighting on dp4a"
+_PB_DP4A = True
 #: the small-product kernel's argument kinds (launch.py)
 _SP_SIGNATURE = ("ptr", "ptr", "i64", "i64", "i64", "ptr", "ptr", "ptr", "i32", "ptr", "i64", "i32")
 #: the most outputs (times residue planes) a call runs fused: each block recomputes the
@@ -1829,6 +1832,8 @@ def _reconstruct_kernel(macros: Macros, is_complex: bool, vec: int = 1) -> Any:
     name = "oz_reconstruct_complex" if is_complex else "oz_reconstruct_real"
     if vec > 1:
         macros, name = macros | {"OZ_PB_VEC": str(vec)}, name + "_vec"
+        if vec == 4 and not is_complex and _PB_DP4A:
+            macros = macros | {"OZ_PB_DP4A": "1"}
     return get_function(_PHASE_B_CU, name, macros)
 
 
