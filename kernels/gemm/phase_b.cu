@@ -165,7 +165,12 @@ __device__ __forceinline__ const unsigned char* oz_pb_advance(const unsigned cha
 #error "OZ_PB_DP4A transposes 4 x 4 bytes: OZ_PB_VEC 4"
 #endif
 #define OZ_QUADS ((OZ_NUM_MODULI + 3) / 4)
-// immediates (an IMAD.MOV before a dp4a where registers run short): in __constant__ memory
+// outputs that share each weight's immediate: all four while their byte-digit sums fit the
+// 80 registers (up to 16 byte digits: 16 moduli), else two (one IMAD.MOV a weight and pair)
+#ifndef OZ_PB_DP4A_PER_WEIGHT
+#define OZ_PB_DP4A_PER_WEIGHT (OZ_WEIGHT_BYTES <= 16 ? 4 : 2)
+#endif
+// immediates (an IMAD.MOV where a weight is not in a register): in __constant__ memory
 // ptxas holds all of them in registers (~120 a thread) and Phase B runs ~10 % slower
 __device__ constexpr oz_u32 oz_weight_quads[OZ_QUADS * OZ_WEIGHT_BYTES] = {OZ_WEIGHT_QUADS};
 static_assert(OZ_NUM_MODULI <= 32, "the byte-digit sums hold 32 terms of 255**2");
@@ -217,22 +222,32 @@ oz_reconstruct_real_vec(const unsigned char* __restrict__ c,
             oz_pb_transpose(w, q[g]);
         }
 #pragma unroll
-        for (int e = 0; e < 4; ++e) {
-            oz_u32 s[OZ_WEIGHT_BYTES];
+        for (int e = 0; e < 4; e += OZ_PB_DP4A_PER_WEIGHT) {
+            oz_u32 s[OZ_PB_DP4A_PER_WEIGHT][OZ_WEIGHT_BYTES];
 #pragma unroll
-            for (int b = 0; b < OZ_WEIGHT_BYTES; ++b) s[b] = 0;
+            for (int f = 0; f < OZ_PB_DP4A_PER_WEIGHT; ++f)
+#pragma unroll
+                for (int b = 0; b < OZ_WEIGHT_BYTES; ++b) s[f][b] = 0;
 #pragma unroll
             for (int g = 0; g < OZ_QUADS; ++g)
 #pragma unroll
-                for (int b = 0; b < OZ_WEIGHT_BYTES; ++b)
-                    s[b] = __dp4a(q[g][e], oz_weight_quads[g * OZ_WEIGHT_BYTES + b], s[b]);
-            oz_i64 acc[OZ_DIGITS];
-            oz_crt_clear(acc);
+                for (int b = 0; b < OZ_WEIGHT_BYTES; ++b) {
+                    const oz_u32 w = oz_weight_quads[g * OZ_WEIGHT_BYTES + b];
 #pragma unroll
-            for (int b = 0; b < OZ_WEIGHT_BYTES; ++b)
-                acc[8 * b / 31] += (oz_i64)s[b] << (8 * b % 31);
-            out[i * ld_out + j + e] = (oz_out_real)oz_crt_finish<OZ_PREC, OZ_EMIN, OZ_EMAX>(
-                acc, -(sa + shift_b[j + e]));
+                    for (int f = 0; f < OZ_PB_DP4A_PER_WEIGHT; ++f)
+                        s[f][b] = __dp4a(q[g][e + f], w, s[f][b]);
+                }
+#pragma unroll
+            for (int f = 0; f < OZ_PB_DP4A_PER_WEIGHT; ++f) {
+                oz_i64 acc[OZ_DIGITS];
+                oz_crt_clear(acc);
+#pragma unroll
+                for (int b = 0; b < OZ_WEIGHT_BYTES; ++b)
+                    acc[8 * b / 31] += (oz_i64)s[f][b] << (8 * b % 31);
+                out[i * ld_out + j + e + f] =
+                    (oz_out_real)oz_crt_finish<OZ_PREC, OZ_EMIN, OZ_EMAX>(
+                        acc, -(sa + shift_b[j + e + f]));
+            }
         }
     });
 #else
