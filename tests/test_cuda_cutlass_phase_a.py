@@ -230,3 +230,32 @@ def test_phase_b_outputs_a_thread(igemm, vec, dtype, rng, monkeypatch):
         got = cp.asnumpy(ozfft.matmul(cp.asarray(a), cp.asarray(b), **kw))
         np.testing.assert_array_equal(got, ozfft.matmul(a, b, **kw))
     assert len(calls) >= 2  # (the default call may take several products)
+
+
+@pytest.mark.parametrize("dp4a", [True, False])
+@pytest.mark.parametrize("moduli", [2, 5, 13, 16, 17, 19])
+def test_real_phase_b_dp4a_and_imad_wide(igemm, dp4a, moduli, rng, monkeypatch):
+    """Real Phase B on byte planes, four outputs a thread, with the weighting on ``dp4a``
+    (``OZ_PB_DP4A``: counts with padded quads, four and two outputs a weight) and on
+    ``IMAD.WIDE``, float64 and float32 outputs: the NumPy engine's bits."""
+    from ozfft.engines.cuda import engine
+
+    monkeypatch.setattr(engine, "_PB_VEC_REAL", 4)
+    monkeypatch.setattr(engine, "_PB_DP4A", dp4a)
+    calls = _count_byte_products(monkeypatch)
+    kernels = []
+    original = engine.get_function
+
+    def recorded(source, name, macros):
+        kernels.append((name, "OZ_PB_DP4A" in macros))
+        return original(source, name, macros)
+
+    monkeypatch.setattr(engine, "get_function", recorded)
+    for dtype in (np.float64, np.float32):
+        a = phi_matrix(rng, (70, 96), 4.0, dtype)
+        b = phi_matrix(rng, (96, 528), 4.0, dtype)
+        got = cp.asnumpy(ozfft.matmul(cp.asarray(a), cp.asarray(b), moduli=moduli))
+        np.testing.assert_array_equal(got, ozfft.matmul(a, b, moduli=moduli))
+    assert len(calls) == 2
+    assert kernels.count(("oz_reconstruct_real_vec", dp4a)) == 2
+    assert ("oz_reconstruct_real_vec", not dp4a) not in kernels

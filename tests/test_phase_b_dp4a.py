@@ -19,8 +19,14 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from ozfft.engines.cuda.constants import DIGIT_BITS, weight_quads, weight_quads_macros
+from ozfft.engines.cuda.constants import (
+    DIGIT_BITS,
+    phase_b_macros,
+    weight_quads,
+    weight_quads_macros,
+)
 from ozfft.ozaki.moduli import moduli_set
+from ozfft.scheme.gemm import gaussian_system_for
 
 PHASE_B_CU = Path(__file__).resolve().parents[1] / "kernels" / "gemm" / "phase_b.cu"
 
@@ -41,6 +47,8 @@ def _transpose_from_source() -> Callable[[list[int]], list[int]]:
     name = r"(\w+(?:\[\d\])?)"
     calls = re.findall(rf"{name} = __byte_perm\({name}, {name}, (0x[0-9a-f]+)\)", body)
     assert len(calls) == 8, calls
+    for *_, sel in calls:  # plain selectors: no sign-replicating nibble (bit 3)
+        assert all((int(sel, 16) >> (4 * i)) & 8 == 0 for i in range(4)), sel
 
     def transpose(w: list[int]) -> list[int]:
         env = {f"w[{m}]": w[m] for m in range(4)}
@@ -65,9 +73,16 @@ def _dp4a(a: int, b: int, c: int) -> int:
     return c + sum(((a >> (8 * i)) & 255) * ((b >> (8 * i)) & 255) for i in range(4))
 
 
-@pytest.mark.parametrize("count", [2, 3, 5, 8, 14, 15, 16, 17, 20])
-def test_dp4a_digit_sums_rebuild_the_crt_sum(count, rng):
-    moduli = moduli_set(count)
+def _systems():
+    for count in range(2, 21):
+        yield pytest.param(moduli_set(count), id=f"int8-{count}")
+    for count in (8, 15, 16, 19):  # Gaussian systems: their weights are built the same way
+        yield pytest.param(gaussian_system_for(moduli_set(count)), id=f"gaussian-{count}")
+
+
+@pytest.mark.parametrize("moduli", list(_systems()))
+def test_dp4a_digit_sums_rebuild_the_crt_sum(moduli, rng):
+    count = moduli.count
     d8, quads = weight_quads(moduli)
     digits = -(-moduli.product.bit_length() // DIGIT_BITS)
     groups = -(-count // 4)
@@ -107,3 +122,13 @@ def test_weight_quads_macros_spell_the_table():
     for i, w in enumerate(moduli.weights):
         for j in range(d8):
             assert (quads[(i // 4) * d8 + j] >> (8 * (i % 4))) & 255 == (w >> (8 * j)) & 255
+
+
+def test_phase_b_macros_carry_the_weight_bytes_only_when_asked():
+    moduli = moduli_set(15)
+    plain = phase_b_macros(moduli, out_float=False, byte_planes=True)
+    dp4a = phase_b_macros(moduli, out_float=False, byte_planes=True, dp4a_weights=True)
+    assert "OZ_WEIGHT_QUADS" not in plain
+    assert dict(dp4a) == dict(plain) | weight_quads_macros(moduli)
+    with pytest.raises(ValueError, match="byte planes"):
+        phase_b_macros(moduli, out_float=False, dp4a_weights=True)

@@ -159,8 +159,8 @@ __device__ __forceinline__ const unsigned char* oz_pb_advance(const unsigned cha
 // their weights in another: constants.py, weight_quads), then X = sum_j s_j 2**(8 j) into
 // the base-2**31 digit sums the finish takes. A `dp4a` issues at the rate of an `IMAD`,
 // twice that of the `IMAD.WIDE` of oz_crt_add (docs/perf-notes.md, "Phase B's real
-// weighting on dp4a"). s_j < N 255**2 < 2**21, so acc[d] gets at most four terms below
-// 2**51: below the finish's 2**62.
+// weighting on dp4a"). s_j < N 255**2 < 2**21 (N <= 32: common/ozaki_common.cuh), so
+// acc[d] gets at most four terms below 2**51: below the finish's 2**62.
 #if OZ_PB_VEC != 4
 #error "OZ_PB_DP4A transposes 4 x 4 bytes: OZ_PB_VEC 4"
 #endif
@@ -173,7 +173,7 @@ __device__ __forceinline__ const unsigned char* oz_pb_advance(const unsigned cha
 // immediates (an IMAD.MOV where a weight is not in a register): in __constant__ memory
 // ptxas holds all of them in registers (~120 a thread) and Phase B runs ~10 % slower
 __device__ constexpr oz_u32 oz_weight_quads[OZ_QUADS * OZ_WEIGHT_BYTES] = {OZ_WEIGHT_QUADS};
-static_assert(OZ_NUM_MODULI <= 32, "the byte-digit sums hold 32 terms of 255**2");
+static_assert(4 % OZ_PB_DP4A_PER_WEIGHT == 0, "1, 2 or 4 outputs a weight");
 static_assert(8 * (OZ_WEIGHT_BYTES - 1) < 31 * OZ_DIGITS, "every weight byte in a digit");
 
 // q[e] = byte e of w[0], w[1], w[2], w[3] (a 4 x 4 byte transpose: plane words of four
@@ -188,7 +188,8 @@ __device__ __forceinline__ void oz_pb_transpose(const oz_u32 (&w)[4], oz_u32 (&q
 }
 
 // blocks of 256 threads (the engine's) an SM the dp4a kernel is built for: 3 caps it at
-// 80 registers without spills (~110 left to itself)
+// 80 registers (~110 left to itself; at 16 and 20 moduli ptxas parks 4 bytes outside the
+// dp4a loop)
 #ifndef OZ_PB_DP4A_BLOCKS
 #define OZ_PB_DP4A_BLOCKS 3
 #endif

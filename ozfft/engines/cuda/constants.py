@@ -54,6 +54,8 @@ __all__ = [
     "small_complex_slice_shared",
     "small_product_chunk",
     "small_product_macros",
+    "weight_quads",
+    "weight_quads_macros",
 ]
 
 #: digit width of the GPU Kulisch accumulator (base 2**31: a weight digit is a signed
@@ -267,24 +269,35 @@ def phase_b_macros(
     out_float: bool,
     raw_sums: bool = False,
     byte_planes: bool = False,
+    dp4a_weights: bool = False,
 ) -> Macros:
     """Macros of ``gemm/phase_b.cu``: :func:`moduli_macros` with limbs, plus
     ``OZ_OUT_FLOAT`` when the output is binary32, ``OZ_RAW_SUMS`` when every value it
     reads is below ``2**RAW_SUM_BITS`` (:func:`raw_sums_fit`, or sums reduced to
-    ``[0, p)``: so always with ``byte_planes``) and ``OZ_PLANES_U8`` when the planes hold
-    residues in ``[0, p)`` as bytes (``gemm/modp_igemm.cu``) (cached like the others)."""
-    return _phase_b_macros(moduli, out_float, raw_sums or byte_planes, byte_planes)
+    ``[0, p)``: so always with ``byte_planes``), ``OZ_PLANES_U8`` when the planes hold
+    residues in ``[0, p)`` as bytes (``gemm/modp_igemm.cu``) and, with ``dp4a_weights``
+    (real products on byte planes), the weights' bytes of :func:`weight_quads_macros`
+    (cached like the others)."""
+    if dp4a_weights and not byte_planes:
+        raise ValueError("the dp4a weighting reads byte planes")
+    return _phase_b_macros(moduli, out_float, raw_sums or byte_planes, byte_planes, dp4a_weights)
 
 
 @cache
 def _phase_b_macros(
-    moduli: ModuliSet | ResidueSystem, out_float: bool, raw: bool, byte_planes: bool
+    moduli: ModuliSet | ResidueSystem,
+    out_float: bool,
+    raw: bool,
+    byte_planes: bool,
+    dp4a_weights: bool = False,
 ) -> Macros:
     macros = _moduli_macros(moduli, True)
     if out_float:
         macros |= {"OZ_OUT_FLOAT": "1"}
     if byte_planes:
-        macros |= {"OZ_PLANES_U8": "1"} | weight_quads_macros(moduli)
+        macros |= {"OZ_PLANES_U8": "1"}
+    if dp4a_weights:
+        macros |= weight_quads_macros(moduli)
     return macros | {"OZ_RAW_SUMS": "1"} if raw else macros
 
 

@@ -947,9 +947,12 @@ class CudaEngine(Engine):
             block_budget=budget, residue_planes=pa.shape[1], plane_itemsize=1,
         )  # fmt: skip
         self._require_column_block(ws, f"an emulated {m}x{kp}x{n} product with {count} moduli")
-        macros = phase_b_macros(moduli, out_float=_binary32(out_dtype), byte_planes=True)
         vec = _PB_VEC_COMPLEX if is_complex else _PB_VEC_REAL
         vec = vec if ws.col_block % vec == 0 else 1  # then every block's nb is a multiple
+        macros = phase_b_macros(
+            moduli, out_float=_binary32(out_dtype), byte_planes=True,
+            dp4a_weights=not is_complex and vec == 4 and _PB_DP4A,
+        )  # fmt: skip
         device = cp.cuda.runtime.getDevice()
         table = self._epilogue_table(moduli, device)
         stream = cp.cuda.get_current_stream().ptr
@@ -1828,11 +1831,12 @@ def _binary32(out_dtype: Any) -> bool:
 
 def _reconstruct_kernel(macros: Macros, is_complex: bool, vec: int = 1) -> Any:
     """Phase B's kernel (``gemm/phase_b.cu``) for real or complex outputs; ``vec > 1``:
-    the byte planes' ``_vec`` kernel, ``vec`` adjacent outputs a thread (``OZ_PB_VEC``)."""
+    the byte planes' ``_vec`` kernel, ``vec`` adjacent outputs a thread (``OZ_PB_VEC``),
+    weighted on ``dp4a`` where ``macros`` carry the weights' bytes (``OZ_PB_DP4A``)."""
     name = "oz_reconstruct_complex" if is_complex else "oz_reconstruct_real"
     if vec > 1:
         macros, name = macros | {"OZ_PB_VEC": str(vec)}, name + "_vec"
-        if vec == 4 and not is_complex and _PB_DP4A:
+        if "OZ_WEIGHT_QUADS" in macros:  # (phase_b_macros with dp4a_weights)
             macros = macros | {"OZ_PB_DP4A": "1"}
     return get_function(_PHASE_B_CU, name, macros)
 
