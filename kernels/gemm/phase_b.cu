@@ -55,13 +55,17 @@ __device__ __forceinline__ void oz_each_output(long long m, long long nb,
                      [&](long long i, long long j, int sa) { body(i, j, -(sa + shift_b[j])); });
 }
 
-extern "C" __global__ void oz_reconstruct_real(const oz_plane_t* __restrict__ c, long long m,
-                                               long long nb, long long ldc, long long plane,
-                                               const int* __restrict__ shift_a,
-                                               const int* __restrict__ shift_b,
-                                               oz_out_real* __restrict__ out,
-                                               long long ld_out, long long c_batch,
-                                               long long sb_batch, long long out_batch) {
+// The parameters of every reconstruction kernel, which _block_phase_b
+// (ozfft/engines/cuda/engine.py) passes alike: planes of type T (the complex kernels take
+// nprod between the two halves), outputs of type O.
+#define OZ_PB_PLANES(T) \
+    const T* __restrict__ c, long long m, long long nb, long long ldc, long long plane
+#define OZ_PB_OUTPUTS(O)                                                                   \
+    const int* __restrict__ shift_a, const int* __restrict__ shift_b, O* __restrict__ out, \
+        long long ld_out, long long c_batch, long long sb_batch, long long out_batch
+
+extern "C" __global__ void oz_reconstruct_real(OZ_PB_PLANES(oz_plane_t),
+                                               OZ_PB_OUTPUTS(oz_out_real)) {
     oz_batch_item(c, shift_a, shift_b, out, m, c_batch, sb_batch, out_batch);
     oz_each_output(m, nb, shift_a, shift_b, [&](long long i, long long j, int s) {
         const oz_plane_t* cij = c + i * ldc + j;
@@ -75,14 +79,8 @@ extern "C" __global__ void oz_reconstruct_real(const oz_plane_t* __restrict__ c,
 }
 
 // complex products: common/ozaki_common.cuh, oz_crt_add_complex
-extern "C" __global__ void __launch_bounds__(256, 2) oz_reconstruct_complex(const oz_plane_t* __restrict__ c, long long m,
-                                                  long long nb, long long ldc,
-                                                  long long plane, int nprod,
-                                                  const int* __restrict__ shift_a,
-                                                  const int* __restrict__ shift_b,
-                                                  oz_out_complex* __restrict__ out,
-                                                  long long ld_out, long long c_batch,
-                                                  long long sb_batch, long long out_batch) {
+extern "C" __global__ void __launch_bounds__(256, 2)
+    oz_reconstruct_complex(OZ_PB_PLANES(oz_plane_t), int nprod, OZ_PB_OUTPUTS(oz_out_complex)) {
     oz_batch_item(c, shift_a, shift_b, out, m, c_batch, sb_batch, out_batch);
     oz_each_output(m, nb, shift_a, shift_b, [&](long long i, long long j, int s) {
         oz_i64 acc_re[OZ_DIGITS], acc_im[OZ_DIGITS];
@@ -199,14 +197,7 @@ __device__ __forceinline__ void oz_pb_transpose(const oz_u32 (&w)[4], oz_u32 (&q
 #endif  // OZ_PB_DP4A
 
 extern "C" __global__ void OZ_PB_REAL_VEC_BOUNDS
-oz_reconstruct_real_vec(const unsigned char* __restrict__ c,
-                                                   long long m, long long nb, long long ldc,
-                                                   long long plane,
-                                                   const int* __restrict__ shift_a,
-                                                   const int* __restrict__ shift_b,
-                                                   oz_out_real* __restrict__ out,
-                                                   long long ld_out, long long c_batch,
-                                                   long long sb_batch, long long out_batch) {
+    oz_reconstruct_real_vec(OZ_PB_PLANES(unsigned char), OZ_PB_OUTPUTS(oz_out_real)) {
     oz_batch_item(c, shift_a, shift_b, out, m, c_batch, sb_batch, out_batch);
 #ifdef OZ_PB_DP4A
     oz_each_group<4>(m, nb, shift_a, [&](long long i, long long j, int sa) {
@@ -272,14 +263,8 @@ oz_reconstruct_real_vec(const unsigned char* __restrict__ c,
 #endif  // OZ_PB_DP4A
 }
 
-extern "C" __global__ void oz_reconstruct_complex_vec(const unsigned char* __restrict__ c,
-                                                      long long m, long long nb, long long ldc,
-                                                      long long plane, int nprod,
-                                                      const int* __restrict__ shift_a,
-                                                      const int* __restrict__ shift_b,
-                                                      oz_out_complex* __restrict__ out,
-                                                      long long ld_out, long long c_batch,
-                                                      long long sb_batch, long long out_batch) {
+extern "C" __global__ void oz_reconstruct_complex_vec(OZ_PB_PLANES(unsigned char), int nprod,
+                                                      OZ_PB_OUTPUTS(oz_out_complex)) {
     oz_batch_item(c, shift_a, shift_b, out, m, c_batch, sb_batch, out_batch);
     oz_each_group<OZ_PB_VEC>(m, nb, shift_a, [&](long long i, long long j, int sa) {
         oz_i64 re[OZ_PB_VEC][OZ_DIGITS], im[OZ_PB_VEC][OZ_DIGITS];

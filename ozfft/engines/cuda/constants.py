@@ -308,11 +308,11 @@ def weight_quads(moduli: ModuliSet | ResidueSystem) -> tuple[int, list[int]]:
     four moduli in the bytes of a word, one ``dp4a`` adds their share of byte digit ``j``
     (``kernels/gemm/phase_b.cu``, ``OZ_PB_DP4A``)."""
     d8 = -(-moduli.product.bit_length() // 8)
-    weights = list(moduli.weights)
-    weights += [0] * (-len(weights) % 4)
+    digits = [int_to_limbs(w, 8, d8) for w in moduli.weights]
+    digits += [[0] * d8] * (-len(digits) % 4)
     quads = [
-        sum(((w >> (8 * j)) & 255) << (8 * m) for m, w in enumerate(weights[g : g + 4]))
-        for g in range(0, len(weights), 4)
+        sum(digits[g + m][j] << (8 * m) for m in range(4))
+        for g in range(0, len(digits), 4)
         for j in range(d8)
     ]
     return d8, quads
