@@ -5,7 +5,8 @@ The kernel transposes the byte-plane words of four moduli (four outputs each) in
 of one output's four residues (``oz_pb_transpose``, eight ``__byte_perm``), adds
 ``dp4a(q, quad, s_j)`` for every byte digit ``j`` of the weights
 (:func:`ozfft.engines.cuda.constants.weight_quads`) and folds the sums into base-2**31
-digit sums: ``acc[8j // 31] += s_j << (8j % 31)``. The reference is ``X = sum_l r_l W_l``
+digit sums two byte digits at a time (``oz_pb_fold``): ``acc[8j // 31] += (s_j + 256
+s_{j+1}) << (8j % 31)`` for even ``j``. The reference is ``X = sum_l r_l W_l``
 as a Python integer; the bounds are the ones the kernel's finish assumes (every digit
 sum below 2**62, every byte-digit sum inside 32 bits).
 """
@@ -104,9 +105,11 @@ def test_dp4a_digit_sums_rebuild_the_crt_sum(moduli, rng):
                 for j in range(d8):
                     s[j] = _dp4a(q[g][e], quads[g * d8 + j], s[j])
             assert max(s) < 2**32
-            acc = [0] * digits
-            for j in range(d8):
-                acc[8 * j // 31] += s[j] << (8 * j % 31)
+            acc = [0] * digits  # oz_pb_fold: two byte digits a 32-bit word, then 64-bit adds
+            for j in range(0, d8, 2):
+                word = s[j] + (s[j + 1] << 8 if j + 1 < d8 else 0)
+                assert word < 2**30
+                acc[8 * j // 31] += word << (8 * j % 31)
             assert max(acc) < 2**62
             x = sum(a << (DIGIT_BITS * d) for d, a in enumerate(acc))
             assert x == sum(r * w for r, w in zip(residues, moduli.weights, strict=True))

@@ -158,7 +158,7 @@ __device__ __forceinline__ const unsigned char* oz_pb_advance(const unsigned cha
 // the base-2**31 digit sums the finish takes. A `dp4a` issues at the rate of an `IMAD`,
 // twice that of the `IMAD.WIDE` of oz_crt_add (docs/perf-notes.md, "Phase B's real
 // weighting on dp4a"). s_j < N 255**2 < 2**21 (N <= 32: common/ozaki_common.cuh), so
-// acc[d] gets at most four terms below 2**51: below the finish's 2**62.
+// acc[d] stays below the finish's 2**62 (oz_pb_fold).
 #if OZ_PB_VEC != 4
 #error "OZ_PB_DP4A transposes 4 x 4 bytes: OZ_PB_VEC 4"
 #endif
@@ -183,6 +183,34 @@ __device__ __forceinline__ void oz_pb_transpose(const oz_u32 (&w)[4], oz_u32 (&q
     q[1] = __byte_perm(lo01, lo23, 0x7632);
     q[2] = __byte_perm(hi01, hi23, 0x5410);
     q[3] = __byte_perm(hi01, hi23, 0x7632);
+}
+
+// acc += x 2**sh (sh < 32) on the ALU pipe (SHF, IADD3, IADD3.X): written in C, the
+// compiler makes it one IMAD.WIDE.U32, two slots of the FMA-heavy pipe that the dp4a keep
+// busy
+__device__ __forceinline__ void oz_pb_add_shifted(oz_i64& acc, oz_u32 x, int sh) {
+    unsigned long long r;
+    asm("{\n\t.reg .u32 lo, hi, alo, ahi;\n\t"
+        "shf.l.clamp.b32 lo, 0, %2, %3;\n\tshf.l.clamp.b32 hi, %2, 0, %3;\n\t"
+        "mov.b64 {alo, ahi}, %1;\n\t"
+        "add.cc.u32 alo, alo, lo;\n\taddc.u32 ahi, ahi, hi;\n\t"
+        "mov.b64 %0, {alo, ahi};\n\t}"
+        : "=l"(r)
+        : "l"(acc), "r"(x), "r"(sh));
+    acc = (oz_i64)r;
+}
+
+// X = sum_b s[b] 2**(8 b) into the base-2**31 digit sums acc (cleared): two byte digits a
+// 32-bit word first (s[b] + 256 s[b+1] < 2**21 + 2**29), then each word at bit 8 b, b even
+// (acc[d] gets at most two of them, each below 2**60). Half the 64-bit adds of a fold by
+// byte digit, and none on the FMA-heavy pipe (docs/perf-notes.md, "Phase B's real
+// weighting on dp4a")
+__device__ __forceinline__ void oz_pb_fold(oz_i64 (&acc)[OZ_DIGITS],
+                                           const oz_u32 (&s)[OZ_WEIGHT_BYTES]) {
+#pragma unroll
+    for (int b = 0; b < OZ_WEIGHT_BYTES; b += 2)
+        oz_pb_add_shifted(acc[8 * b / 31], b + 1 < OZ_WEIGHT_BYTES ? s[b] + (s[b + 1] << 8) : s[b],
+                          8 * b % 31);
 }
 
 // blocks of 256 threads (the engine's) an SM the dp4a kernel is built for: 3 caps it at
@@ -233,9 +261,7 @@ extern "C" __global__ void OZ_PB_REAL_VEC_BOUNDS
             for (int f = 0; f < OZ_PB_DP4A_PER_WEIGHT; ++f) {
                 oz_i64 acc[OZ_DIGITS];
                 oz_crt_clear(acc);
-#pragma unroll
-                for (int b = 0; b < OZ_WEIGHT_BYTES; ++b)
-                    acc[8 * b / 31] += (oz_i64)s[f][b] << (8 * b % 31);
+                oz_pb_fold(acc, s[f]);
                 out[i * ld_out + j + e + f] =
                     (oz_out_real)oz_crt_finish<OZ_PREC, OZ_EMIN, OZ_EMAX>(
                         acc, -(sa + shift_b[j + e + f]));
