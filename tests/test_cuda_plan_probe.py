@@ -23,7 +23,7 @@ cp = pytest.importorskip("cupy")
 #: (batch, m, k, n): one tile, partial tiles of 4 and of 64 rows, several blocks each way
 SHAPES = [(1, 1, 1, 1), (3, 5, 7, 6), (2, 64, 64, 64), (1, 130, 33, 70), (4, 65, 64, 129)]
 #: k past the kernel's own statistics: all of k (<= 128), and a 128-index subset
-GIVEN_SHAPES = [(2, 37, 100, 45), (1, 70, 300, 66), (3, 9, 2049, 5)]
+GIVEN_SHAPES = [(2, 37, 100, 45), (1, 70, 300, 66), (3, 9, 2049, 5), (1, 150, 200, 133)]
 
 
 def _engines():

@@ -17,11 +17,13 @@
 //   columns of B transposed in shared memory and writes them out as Bt's rows, the
 //   operand the product reads (no separate transposed copy).
 //   oz_probe_pairs_*, a block per 64 x 64 tile pair of one item (grid x: column tiles, y:
-//   row tiles, z: items): each pair of tiles (I of A, J of Bt) gives the exact lower-bound
-//   product G_IJ (real: Ma Mb^T; complex: the smaller of its Re- and Im-forms; exact, since
-//   terms 2**(2g) <= 2**53: uint64 sums of 32 x 32-bit products), and rmin[I] = min_J G_IJ
+//   row tiles, z: items; 2 x 2 pairs of tiles a thread): each pair of tiles (I of A, J of
+//   Bt) gives the exact lower-bound product G_IJ (real: Ma Mb^T; complex: the smaller of
+//   its Re- and Im-forms; exact, since terms 2**(2g) <= 2**53: uint64 sums of 32 x 32-bit
+//   products), and rmin[I] = min_J G_IJ
 //   2**-clip(dB_J), cmin[J] = min_I G_IJ 2**-clip(dA_I) over the item are merged with
-//   atomicMin on the bits (non-negative doubles order like their bits).
+//   atomicMin on the bits (non-negative doubles order like their bits), where smaller than
+//   the minimum read just before.
 //   oz_probe_deficits, over every row of A and Bt: the row's deficit max(q_off + R, 0),
 //   R = -floor_log2(rmin of its tile) (0 for zero rows), reduced to the largest per operand.
 //
@@ -42,10 +44,14 @@
 #define OZ_PROBE_K 64                     // the longest k whose statistics are formed here
 #define OZ_PROBE_TILE 4                   // rows per tile (ozfft/scheme/gemm.py, TILE)
 #define OZ_PROBE_TILES (OZ_PROBE_ROWS / OZ_PROBE_TILE)
-#define OZ_PROBE_THREADS 256              // OZ_PROBE_TILES**2: a thread per pair of tiles
+#define OZ_PROBE_THREADS 256              // threads of the rows kernels
+#define OZ_PROBE_PAIR_THREADS 64          // OZ_PROBE_TILES**2 / 4: 2 x 2 tile pairs a thread
+#define OZ_PROBE_FILL_ROWS 4              // rows of minima a warp loads together
+#define OZ_PROBE_FILL_WORDS 8             // words a lane of each: 2 OZ_PROBE_SUBSET / 32
 #define OZ_PROBE_SUBSET 128               // the most inner indices (ozfft/scheme/gemm.py, SUBSET)
 #define OZ_PROBE_STRIDE (2 * OZ_PROBE_SUBSET + 2)  // words per row of tile minima (2 mod 32:
                                                    // 8-byte loads of 16 rows hit 32 banks)
+static_assert(32 * OZ_PROBE_FILL_WORDS >= 2 * OZ_PROBE_SUBSET, "a row of minima a batch");
 #define OZ_PROBE_EXACT (-2147483647 - 1)  // q_off of a zero row: it needs nothing
 #define OZ_PROBE_CLIP 960                 // scaling exponents are clipped to +-960 (no overflow)
 #define OZ_PROBE_OUT 10                   // results at the head of the state
@@ -315,7 +321,11 @@ OZ_PROBE_ROWS_KERNEL(oz_probe_rows_complex, 2, false)
 OZ_PROBE_ROWS_KERNEL(oz_probe_rows_given_real, 1, true)
 OZ_PROBE_ROWS_KERNEL(oz_probe_rows_given_complex, 2, true)
 
-// The tile pairs of one 64 x 64 block of an item (blocks z from item item0).
+// The tile pairs of one 64 x 64 block of an item (blocks z from item item0), 2 x 2 of them
+// a thread (OZ_PROBE_PAIR_THREADS): tiles I in {i, i + 8} of A against J in {j, j + 8} of
+// Bt, so that each 8-byte load of shared memory feeds two pairs. The block's fill of the
+// minima and its fixed work weigh as much as the products (docs/perf-notes.md, "The probe's
+// tile pairs two by two").
 template <int planes>
 __device__ __forceinline__ void oz_probe_pairs_body(long long items, long long item0,
                                                     long long m, long long n, int width,
@@ -324,7 +334,8 @@ __device__ __forceinline__ void oz_probe_pairs_body(long long items, long long i
                                                     oz_i64* __restrict__ state) {
     __shared__ __align__(8) oz_u32 minima[2][OZ_PROBE_TILES][OZ_PROBE_STRIDE];
     __shared__ double tile_scale[2][OZ_PROBE_TILES];
-    __shared__ double col_part[OZ_PROBE_TILES][OZ_PROBE_TILES];
+    __shared__ double row_part[OZ_PROBE_TILES][OZ_PROBE_TILES + 1];  // G_IJ 2**-clip(dB_J)
+    __shared__ double col_part[OZ_PROBE_TILES][OZ_PROBE_TILES + 1];  // G_IJ 2**-clip(dA_I)
     const long long item = item0 + blockIdx.z;
     const long long m4 = (m + OZ_PROBE_TILE - 1) / OZ_PROBE_TILE;
     const long long n4 = (n + OZ_PROBE_TILE - 1) / OZ_PROBE_TILE;
@@ -333,63 +344,120 @@ __device__ __forceinline__ void oz_probe_pairs_body(long long items, long long i
     const int tiles_a = (int)(m4 - ti0 < OZ_PROBE_TILES ? m4 - ti0 : OZ_PROBE_TILES);
     const int tiles_b = (int)(n4 - tj0 < OZ_PROBE_TILES ? n4 - tj0 : OZ_PROBE_TILES);
     const long long first[2] = {item * m4 + ti0, items * m4 + item * n4 + tj0};
-    // a warp per tile row of minima at a time, its lanes along the row (no divisions)
-    for (int row = threadIdx.x / 32; row < 2 * OZ_PROBE_TILES; row += blockDim.x / 32) {
-        const int side = row / OZ_PROBE_TILES, tile = row % OZ_PROBE_TILES;
-        if (tile >= (side ? tiles_b : tiles_a)) continue;
-        const oz_u32* src = tiles + (first[side] + tile) * width;
-        for (int h = threadIdx.x % 32; h < width; h += 32) minima[side][tile][h] = src[h];
+    // a warp per OZ_PROBE_FILL_ROWS rows of minima at a time, its lanes along the rows, all
+    // their loads issued before the stores: one trip to memory per batch of rows, not one
+    // per 32 words (a loop of load-then-store spent most of the kernel waiting on them)
+    const int warps = blockDim.x / 32, lane = threadIdx.x % 32;
+    for (int row0 = threadIdx.x / 32; row0 < 2 * OZ_PROBE_TILES;
+         row0 += OZ_PROBE_FILL_ROWS * warps) {
+        oz_u32 v[OZ_PROBE_FILL_ROWS][OZ_PROBE_FILL_WORDS];
+#pragma unroll
+        for (int r = 0; r < OZ_PROBE_FILL_ROWS; ++r) {
+            const int row = row0 + r * warps;
+            const int side = row / OZ_PROBE_TILES, tile = row % OZ_PROBE_TILES;
+            const bool live = row < 2 * OZ_PROBE_TILES && tile < (side ? tiles_b : tiles_a);
+            const oz_u32* src = tiles + (first[side % 2] + tile) * width;
+#pragma unroll
+            for (int u = 0; u < OZ_PROBE_FILL_WORDS; ++u) {
+                const int h = lane + 32 * u;
+                v[r][u] = live && h < width ? __ldg(src + h) : 0u;
+            }
+        }
+#pragma unroll
+        for (int r = 0; r < OZ_PROBE_FILL_ROWS; ++r) {
+            const int row = row0 + r * warps;
+            const int side = row / OZ_PROBE_TILES, tile = row % OZ_PROBE_TILES;
+            if (row >= 2 * OZ_PROBE_TILES || tile >= (side ? tiles_b : tiles_a)) continue;
+#pragma unroll
+            for (int u = 0; u < OZ_PROBE_FILL_WORDS; ++u) {
+                const int h = lane + 32 * u;
+                if (h < width) minima[side][tile][h] = v[r][u];
+            }
+        }
     }
     if (threadIdx.x < 2 * OZ_PROBE_TILES) {
         const int side = threadIdx.x / OZ_PROBE_TILES, tile = threadIdx.x % OZ_PROBE_TILES;
         if (tile < (side ? tiles_b : tiles_a)) tile_scale[side][tile] = scale[first[side] + tile];
     }
     __syncthreads();
-    oz_u64* rmin = reinterpret_cast<oz_u64*>(state + OZ_PROBE_OUT) + item * m4 + ti0;
-    oz_u64* cmin = reinterpret_cast<oz_u64*>(state + OZ_PROBE_OUT) + items * m4 + item * n4 + tj0;
-    const int ti = threadIdx.x / OZ_PROBE_TILES, tj = threadIdx.x % OZ_PROBE_TILES;
-    const bool valid_i = ti < tiles_a, valid_j = tj < tiles_b;
-    const oz_u32* ma = minima[0][ti];
-    const oz_u32* mb = minima[1][tj];
-    oz_u64 sum = 0;
-    if (valid_i && valid_j) {  // two entries per 8-byte load, independent sums (exact)
-        const uint2* a2 = reinterpret_cast<const uint2*>(ma);
-        const uint2* b2 = reinterpret_cast<const uint2*>(mb);
-        if (planes == 1) {
-            oz_u64 even = 0, odd = 0;
+    constexpr int half = OZ_PROBE_TILES / 2;
+    const int ti = threadIdx.x / half, tj = threadIdx.x % half;  // pairs (ti + 8u, tj + 8v)
+    oz_u64 sum[2][2];  // exact: below 2**53
+    {
+        const uint2* a2[2] = {reinterpret_cast<const uint2*>(minima[0][ti]),
+                              reinterpret_cast<const uint2*>(minima[0][ti + half])};
+        const uint2* b2[2] = {reinterpret_cast<const uint2*>(minima[1][tj]),
+                              reinterpret_cast<const uint2*>(minima[1][tj + half])};
+        if (planes == 1) {  // two entries per 8-byte load, independent sums
+            oz_u64 even[2][2] = {}, odd[2][2] = {};
+#pragma unroll 4
             for (int h = 0; h + 1 < width; h += 2) {
-                const uint2 x = a2[h / 2], y = b2[h / 2];
-                even += (oz_u64)x.x * y.x;
-                odd += (oz_u64)x.y * y.y;
+                const uint2 x[2] = {a2[0][h / 2], a2[1][h / 2]};
+                const uint2 y[2] = {b2[0][h / 2], b2[1][h / 2]};
+#pragma unroll
+                for (int u = 0; u < 2; ++u)
+#pragma unroll
+                    for (int v = 0; v < 2; ++v) {
+                        even[u][v] += (oz_u64)x[u].x * y[v].x;
+                        odd[u][v] += (oz_u64)x[u].y * y[v].y;
+                    }
             }
-            if (width % 2) even += (oz_u64)ma[width - 1] * mb[width - 1];
-            sum = even + odd;
+#pragma unroll
+            for (int u = 0; u < 2; ++u)
+#pragma unroll
+                for (int v = 0; v < 2; ++v) {
+                    sum[u][v] = even[u][v] + odd[u][v];
+                    if (width % 2)
+                        sum[u][v] += (oz_u64)minima[0][ti + u * half][width - 1] *
+                                     minima[1][tj + v * half][width - 1];
+                }
         } else {  // interleaved parts: Re-form sum mr nr + mi ni, Im-form sum mr ni + mi nr
-            oz_u64 rr = 0, ii = 0, ri = 0, ir = 0;
+            oz_u64 re[2][2] = {}, im[2][2] = {};
+#pragma unroll 4
             for (int h = 0; h < width; h += 2) {
-                const uint2 x = a2[h / 2], y = b2[h / 2];
-                rr += (oz_u64)x.x * y.x;
-                ii += (oz_u64)x.y * y.y;
-                ri += (oz_u64)x.x * y.y;
-                ir += (oz_u64)x.y * y.x;
+                const uint2 x[2] = {a2[0][h / 2], a2[1][h / 2]};
+                const uint2 y[2] = {b2[0][h / 2], b2[1][h / 2]};
+#pragma unroll
+                for (int u = 0; u < 2; ++u)
+#pragma unroll
+                    for (int v = 0; v < 2; ++v) {
+                        re[u][v] += (oz_u64)x[u].x * y[v].x + (oz_u64)x[u].y * y[v].y;
+                        im[u][v] += (oz_u64)x[u].x * y[v].y + (oz_u64)x[u].y * y[v].x;
+                    }
             }
-            const oz_u64 re = rr + ii, im = ri + ir;
-            sum = re < im ? re : im;
+#pragma unroll
+            for (int u = 0; u < 2; ++u)
+#pragma unroll
+                for (int v = 0; v < 2; ++v)
+                    sum[u][v] = re[u][v] < im[u][v] ? re[u][v] : im[u][v];
         }
     }
-    const double gij = (double)sum;  // below 2**53: exact
-    double row_v = valid_i && valid_j ? gij * tile_scale[1][tj] : OZ_INF;
 #pragma unroll
-    for (int off = OZ_PROBE_TILES / 2; off > 0; off >>= 1)  // the 16 lanes of tile I
-        row_v = fmin(row_v, __shfl_xor_sync(0xffffffffu, row_v, off));
-    if (tj == 0 && valid_i) atomicMin(rmin + ti, (oz_u64)__double_as_longlong(row_v));
-    col_part[ti][tj] = valid_i && valid_j ? gij * tile_scale[0][ti] : OZ_INF;
+    for (int u = 0; u < 2; ++u)
+#pragma unroll
+        for (int v = 0; v < 2; ++v) {
+            const int i = ti + u * half, j = tj + v * half;
+            const bool valid = i < tiles_a && j < tiles_b;
+            const double gij = (double)sum[u][v];  // below 2**53: exact
+            row_part[i][j] = valid ? gij * tile_scale[1][j] : OZ_INF;
+            col_part[i][j] = valid ? gij * tile_scale[0][i] : OZ_INF;
+        }
     __syncthreads();
-    if (threadIdx.x < tiles_b) {
-        double col_v = OZ_INF;
+    // rmin[I] = min_J, cmin[J] = min_I over the item, merged with atomicMin on the bits
+    oz_u64* rmin = reinterpret_cast<oz_u64*>(state + OZ_PROBE_OUT) + item * m4 + ti0;
+    oz_u64* cmin = reinterpret_cast<oz_u64*>(state + OZ_PROBE_OUT) + items * m4 + item * n4 + tj0;
+    const int t = threadIdx.x % OZ_PROBE_TILES;
+    if (threadIdx.x < OZ_PROBE_TILES ? t < tiles_a : threadIdx.x < 2 * OZ_PROBE_TILES && t < tiles_b) {
+        const bool rows = threadIdx.x < OZ_PROBE_TILES;
+        double v = OZ_INF;
 #pragma unroll
-        for (int i = 0; i < OZ_PROBE_TILES; ++i) col_v = fmin(col_v, col_part[i][threadIdx.x]);
-        atomicMin(cmin + threadIdx.x, (oz_u64)__double_as_longlong(col_v));
+        for (int o = 0; o < OZ_PROBE_TILES; ++o) v = fmin(v, rows ? row_part[t][o] : col_part[o][t]);
+        // every block of the row (column) merges into the same minimum: read it first and
+        // merge only a smaller one (the minima only fall, so a stale read costs an atomic,
+        // never a result)
+        oz_u64* target = (rows ? rmin : cmin) + t;
+        const oz_u64 bits = (oz_u64)__double_as_longlong(v);
+        if (bits < *reinterpret_cast<volatile oz_u64*>(target)) atomicMin(target, bits);
     }
 }
 
@@ -398,11 +466,11 @@ __device__ __forceinline__ void oz_probe_pairs_body(long long items, long long i
         const oz_u32 *__restrict__ tiles, const double *__restrict__ scale,                  \
         oz_i64 *__restrict__ state
 
-extern "C" __global__ void __launch_bounds__(OZ_PROBE_THREADS)
+extern "C" __global__ void __launch_bounds__(OZ_PROBE_PAIR_THREADS)
     oz_probe_pairs_real(OZ_PROBE_PAIRS_PARAMS) {
     oz_probe_pairs_body<1>(items, item0, m, n, width, tiles, scale, state);
 }
-extern "C" __global__ void __launch_bounds__(OZ_PROBE_THREADS)
+extern "C" __global__ void __launch_bounds__(OZ_PROBE_PAIR_THREADS)
     oz_probe_pairs_complex(OZ_PROBE_PAIRS_PARAMS) {
     oz_probe_pairs_body<2>(items, item0, m, n, width, tiles, scale, state);
 }

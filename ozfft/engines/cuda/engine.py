@@ -141,11 +141,13 @@ _SP_SIGNATURE = ("ptr", "ptr", "i64", "i64", "i64", "ptr", "ptr", "ptr", "i32", 
 _SP_MAX_OUTPUTS = 1 << 25
 _PLAN_PROBE_CU = "gemm/plan_probe.cu"
 #: rows per block of ``oz_probe_rows_*`` and of each operand per block of
-#: ``oz_probe_pairs_*`` (``OZ_PROBE_ROWS``), their threads (one per pair of 16 x 16 tiles of
-#: ``OZ_PROBE_TILE`` rows), the only tile they take, and the kernels' argument kinds
-#: (launch.py)
+#: ``oz_probe_pairs_*`` (``OZ_PROBE_ROWS``), the rows kernels' threads, the pairs kernels'
+#: (``OZ_PROBE_PAIR_THREADS``: 2 x 2 of the block's 16 x 16 pairs of tiles of
+#: ``OZ_PROBE_TILE`` rows a thread), the only tile they take, and the kernels' argument
+#: kinds (launch.py)
 _PROBE_ROWS = 64
 _PROBE_THREADS = 256
+_PROBE_PAIR_THREADS = 64
 _PROBE_TILE = 4
 #: (the inner indices, the given statistics and the shifts' table passed as addresses: 0
 #: where absent)
@@ -1314,7 +1316,7 @@ class CudaEngine(Engine):
                     grid = (-(-n // _PROBE_ROWS), -(-m // _PROBE_ROWS))
                     for b0 in range(0, batch, _GRID_Z):
                         items = min(_GRID_Z, batch - b0)
-                        pairs((*grid, items), (_PROBE_THREADS,),
+                        pairs((*grid, items), (_PROBE_PAIR_THREADS,),
                               (batch, b0, m, n, width, minima, scale, state))  # fmt: skip
                     blocks = max(1, min(-(-batch * (m + n) // _THREADS), 4 * self._sm_count))
                     deficits = self._probe_kernel("oz_probe_deficits")
