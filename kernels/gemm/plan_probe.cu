@@ -388,49 +388,41 @@ __device__ __forceinline__ void oz_probe_pairs_body(long long items, long long i
                               reinterpret_cast<const uint2*>(minima[0][ti + half])};
         const uint2* b2[2] = {reinterpret_cast<const uint2*>(minima[1][tj]),
                               reinterpret_cast<const uint2*>(minima[1][tj + half])};
-        if (planes == 1) {  // two entries per 8-byte load, independent sums
-            oz_u64 even[2][2] = {}, odd[2][2] = {};
+        // real: two entries per 8-byte load, independent sums (s0 even h, s1 odd h; an odd
+        // width's last entry after the loop); complex, interleaved parts: s0 the Re-form
+        // sum mr nr + mi ni, s1 the Im-form sum mr ni + mi nr
+        oz_u64 s0[2][2] = {}, s1[2][2] = {};
 #pragma unroll 4
-            for (int h = 0; h + 1 < width; h += 2) {
-                const uint2 x[2] = {a2[0][h / 2], a2[1][h / 2]};
-                const uint2 y[2] = {b2[0][h / 2], b2[1][h / 2]};
-#pragma unroll
-                for (int u = 0; u < 2; ++u)
-#pragma unroll
-                    for (int v = 0; v < 2; ++v) {
-                        even[u][v] += (oz_u64)x[u].x * y[v].x;
-                        odd[u][v] += (oz_u64)x[u].y * y[v].y;
-                    }
-            }
+        for (int h = 0; h + (planes == 1) < width; h += 2) {
+            const uint2 x[2] = {a2[0][h / 2], a2[1][h / 2]};
+            const uint2 y[2] = {b2[0][h / 2], b2[1][h / 2]};
 #pragma unroll
             for (int u = 0; u < 2; ++u)
 #pragma unroll
                 for (int v = 0; v < 2; ++v) {
-                    sum[u][v] = even[u][v] + odd[u][v];
+                    const oz_u64 xy = (oz_u64)x[u].x * y[v].x, xy2 = (oz_u64)x[u].y * y[v].y;
+                    if (planes == 1) {
+                        s0[u][v] += xy;
+                        s1[u][v] += xy2;
+                    } else {
+                        s0[u][v] += xy + xy2;
+                        s1[u][v] += (oz_u64)x[u].x * y[v].y + (oz_u64)x[u].y * y[v].x;
+                    }
+                }
+        }
+#pragma unroll
+        for (int u = 0; u < 2; ++u)
+#pragma unroll
+            for (int v = 0; v < 2; ++v) {
+                if (planes == 1) {
+                    sum[u][v] = s0[u][v] + s1[u][v];
                     if (width % 2)
                         sum[u][v] += (oz_u64)minima[0][ti + u * half][width - 1] *
                                      minima[1][tj + v * half][width - 1];
+                } else {
+                    sum[u][v] = s0[u][v] < s1[u][v] ? s0[u][v] : s1[u][v];
                 }
-        } else {  // interleaved parts: Re-form sum mr nr + mi ni, Im-form sum mr ni + mi nr
-            oz_u64 re[2][2] = {}, im[2][2] = {};
-#pragma unroll 4
-            for (int h = 0; h < width; h += 2) {
-                const uint2 x[2] = {a2[0][h / 2], a2[1][h / 2]};
-                const uint2 y[2] = {b2[0][h / 2], b2[1][h / 2]};
-#pragma unroll
-                for (int u = 0; u < 2; ++u)
-#pragma unroll
-                    for (int v = 0; v < 2; ++v) {
-                        re[u][v] += (oz_u64)x[u].x * y[v].x + (oz_u64)x[u].y * y[v].y;
-                        im[u][v] += (oz_u64)x[u].x * y[v].y + (oz_u64)x[u].y * y[v].x;
-                    }
             }
-#pragma unroll
-            for (int u = 0; u < 2; ++u)
-#pragma unroll
-                for (int v = 0; v < 2; ++v)
-                    sum[u][v] = re[u][v] < im[u][v] ? re[u][v] : im[u][v];
-        }
     }
 #pragma unroll
     for (int u = 0; u < 2; ++u)
