@@ -223,6 +223,7 @@ def test_phase_b_outputs_a_thread(igemm, vec, dtype, rng, monkeypatch):
 
     monkeypatch.setattr(engine, "_PB_VEC_REAL", vec)
     monkeypatch.setattr(engine, "_PB_VEC_COMPLEX", vec)
+    monkeypatch.setattr(engine, "_PB_DP4A_COMPLEX", False)  # (else Gaussian: four, dp4a)
     a = phi_matrix(rng, (77, 130), 4.0, dtype)
     b = phi_matrix(rng, (130, 1040), 4.0, dtype)
     calls = _count_byte_products(monkeypatch)
@@ -232,17 +233,10 @@ def test_phase_b_outputs_a_thread(igemm, vec, dtype, rng, monkeypatch):
     assert len(calls) >= 2  # (the default call may take several products)
 
 
-@pytest.mark.parametrize("dp4a", [True, False])
-@pytest.mark.parametrize("moduli", [2, 5, 13, 16, 17, 19])
-def test_real_phase_b_dp4a_and_imad_wide(igemm, dp4a, moduli, rng, monkeypatch):
-    """Real Phase B on byte planes, four outputs a thread, with the weighting on ``dp4a``
-    (``OZ_PB_DP4A``: counts with padded quads, four and two outputs a weight) and on
-    ``IMAD.WIDE``, float64 and float32 outputs: the NumPy engine's bits."""
+def _recorded_kernels(monkeypatch) -> list[tuple[str, bool]]:
+    """The CUDA engine's kernels as it fetches them: (name, whether ``OZ_PB_DP4A``)."""
     from ozfft.engines.cuda import engine
 
-    monkeypatch.setattr(engine, "_PB_VEC_REAL", 4)
-    monkeypatch.setattr(engine, "_PB_DP4A", dp4a)
-    calls = _count_byte_products(monkeypatch)
     kernels = []
     original = engine.get_function
 
@@ -251,11 +245,38 @@ def test_real_phase_b_dp4a_and_imad_wide(igemm, dp4a, moduli, rng, monkeypatch):
         return original(source, name, macros)
 
     monkeypatch.setattr(engine, "get_function", recorded)
-    for dtype in (np.float64, np.float32):
+    return kernels
+
+
+#: per kind: the engine's switch, its outputs' dtypes, its byte-plane kernel
+_DP4A_KINDS = {
+    "real": ("_PB_DP4A", (np.float64, np.float32), "oz_reconstruct_real_vec"),
+    "complex": ("_PB_DP4A_COMPLEX", (np.complex128, np.complex64), "oz_reconstruct_complex_vec"),
+}
+
+
+@pytest.mark.parametrize("kind", list(_DP4A_KINDS))
+@pytest.mark.parametrize("dp4a", [True, False])
+@pytest.mark.parametrize("moduli", [2, 5, 8, 13, 15, 16, 17, 18, 19])
+def test_phase_b_dp4a_and_imad_wide(igemm, kind, dp4a, moduli, rng, monkeypatch):
+    """Phase B on byte planes, four outputs a thread (complex with ``dp4a``: two without),
+    with the weighting on ``dp4a`` (``OZ_PB_DP4A``) and on ``IMAD.WIDE``, binary64 and
+    binary32 outputs: the NumPy engine's bits. Real: counts with padded quads, four and two
+    outputs a weight. Complex, on Gaussian systems (9 to 21 Gaussian moduli for 2 to 19
+    INT8 ones, every weight-byte count): each modulus' ``t1 +- t2`` reduced into bytes
+    before the ``dp4a``."""
+    from ozfft.engines.cuda import engine
+
+    switch, dtypes, kernel = _DP4A_KINDS[kind]
+    monkeypatch.setattr(engine, "_PB_VEC_REAL", 4)
+    monkeypatch.setattr(engine, switch, dp4a)
+    calls = _count_byte_products(monkeypatch)
+    kernels = _recorded_kernels(monkeypatch)
+    for dtype in dtypes:
         a = phi_matrix(rng, (70, 96), 4.0, dtype)
         b = phi_matrix(rng, (96, 528), 4.0, dtype)
         got = cp.asnumpy(ozfft.matmul(cp.asarray(a), cp.asarray(b), moduli=moduli))
         np.testing.assert_array_equal(got, ozfft.matmul(a, b, moduli=moduli))
     assert len(calls) == 2
-    assert kernels.count(("oz_reconstruct_real_vec", dp4a)) == 2
-    assert ("oz_reconstruct_real_vec", not dp4a) not in kernels
+    assert kernels.count((kernel, dp4a)) == 2
+    assert (kernel, not dp4a) not in kernels

@@ -1,5 +1,5 @@
-"""Real Phase B's weighting on ``dp4a`` (``OZ_PB_DP4A`` in kernels/gemm/phase_b.cu),
-emulated on the host in exact integers.
+"""Phase B's weighting on ``dp4a`` (``OZ_PB_DP4A`` in kernels/gemm/phase_b.cu), real and
+on Gaussian systems, emulated on the host in exact integers.
 
 The kernel transposes the byte-plane words of four moduli (four outputs each) into words
 of one output's four residues (``oz_pb_transpose``, eight ``__byte_perm``), adds
@@ -9,6 +9,11 @@ digit sums two byte digits at a time (``oz_pb_fold``): ``acc[8j // 31] += (s_j +
 s_{j+1}) << (8j % 31)`` for even ``j``. The reference is ``X = sum_l r_l W_l``
 as a Python integer; the bounds are the ones the kernel's finish assumes (every digit
 sum below 2**62, every byte-digit sum inside 32 bits).
+
+On a Gaussian system the kernel first reduces each modulus' ``t1 + t2`` and ``t1 - t2``
+into ``[0, p)`` in 16-bit lanes (``oz_pb_gaussian_bytes``: ``VIADDMNMX.U16x2``, whose
+lane adds wrap like PTX's ``add.u16x2``), then weights them with the quads of Re's and
+Im's weights (:func:`ozfft.engines.cuda.constants.gaussian_weights`).
 """
 
 from __future__ import annotations
@@ -22,11 +27,13 @@ import pytest
 
 from ozfft.engines.cuda.constants import (
     DIGIT_BITS,
+    gaussian_weights,
     phase_b_macros,
     weight_quads,
     weight_quads_macros,
 )
 from ozfft.ozaki.moduli import moduli_set
+from ozfft.ozaki.residue_system import gaussian_system
 from ozfft.scheme.gemm import gaussian_system_for
 
 PHASE_B_CU = Path(__file__).resolve().parents[1] / "kernels" / "gemm" / "phase_b.cu"
@@ -74,6 +81,18 @@ def _dp4a(a: int, b: int, c: int) -> int:
     return c + sum(((a >> (8 * i)) & 255) * ((b >> (8 * i)) & 255) for i in range(4))
 
 
+def _fold(s: list[int], digits: int) -> int:
+    """``oz_pb_fold``: byte-digit sums ``s`` two to a 32-bit word, each word added at bit
+    ``8j`` into base-2**31 digit sums (asserting the kernel's bounds); returns their value."""
+    acc = [0] * digits
+    for j in range(0, len(s), 2):
+        word = s[j] + (s[j + 1] << 8 if j + 1 < len(s) else 0)
+        assert word < 2**30
+        acc[8 * j // 31] += word << (8 * j % 31)
+    assert max(acc) < 2**62
+    return sum(a << (DIGIT_BITS * d) for d, a in enumerate(acc))
+
+
 def _systems():
     for count in range(2, 21):
         yield pytest.param(moduli_set(count), id=f"int8-{count}")
@@ -105,13 +124,7 @@ def test_dp4a_digit_sums_rebuild_the_crt_sum(moduli, rng):
                 for j in range(d8):
                     s[j] = _dp4a(q[g][e], quads[g * d8 + j], s[j])
             assert max(s) < 2**32
-            acc = [0] * digits  # oz_pb_fold: two byte digits a 32-bit word, then 64-bit adds
-            for j in range(0, d8, 2):
-                word = s[j] + (s[j + 1] << 8 if j + 1 < d8 else 0)
-                assert word < 2**30
-                acc[8 * j // 31] += word << (8 * j % 31)
-            assert max(acc) < 2**62
-            x = sum(a << (DIGIT_BITS * d) for d, a in enumerate(acc))
+            x = _fold(s, digits)
             assert x == sum(r * w for r, w in zip(residues, moduli.weights, strict=True))
 
 
@@ -135,3 +148,115 @@ def test_phase_b_macros_carry_the_weight_bytes_only_when_asked():
     assert dict(dp4a) == dict(plain) | weight_quads_macros(moduli)
     with pytest.raises(ValueError, match="byte planes"):
         phase_b_macros(moduli, out_float=False, dp4a_weights=True)
+
+
+# -- complex products on Gaussian moduli ---------------------------------------------------
+
+
+def _viaddmin_u16x2(a, b, c):
+    """``__viaddmin_u16x2``: per 16-bit lane ``min((a + b) mod 2**16, c)`` (numpy arrays)."""
+    out = 0
+    for shift in (0, 16):
+        a_h, b_h, c_h = ((x >> shift) & 0xFFFF for x in (a, b, c))
+        out = out | (np.minimum((a_h + b_h) & 0xFFFF, c_h) << shift)
+    return out
+
+
+def _gaussian_bytes_from_source() -> Callable:
+    """``oz_pb_gaussian_bytes`` as the kernel spells it: the lane mask and the two
+    ``__byte_perm`` selectors read from the source, the 32-bit arithmetic in uint64
+    arrays (wrapped to 32 bits)."""
+    text = PHASE_B_CU.read_text()
+    body = text[text.index("void oz_pb_gaussian_bytes") :]
+    body = body[: body.index("\n}\n")]
+    assert "lanes = 0x00FF00FFu" in body
+    selectors = re.findall(r"0x[0-9a-f]{4}\)", body)
+    assert len(selectors) == 2 and len(set(selectors)) == 1, selectors
+    sel = int(selectors[0][:-1], 16)
+    mask32, lanes = 2**32 - 1, 0x00FF00FF
+
+    def reduce(w1, w2, p):
+        p2, minus_p = p * 0x00010001, (0x10000 - p) * 0x00010001
+        e1, o1, e2, o2 = w1 & lanes, (w1 >> 8) & lanes, w2 & lanes, (w2 >> 8) & lanes
+        se, so = (e1 + e2) & mask32, (o1 + o2) & mask32
+        de, do = (e1 + p2 - e2) & mask32, (o1 + p2 - o2) & mask32
+
+        def packed(even, odd):
+            pool = [_viaddmin_u16x2(even, minus_p, even), _viaddmin_u16x2(odd, minus_p, odd)]
+            out = 0
+            for i in range(4):
+                k = (sel >> (4 * i)) & 7
+                out = out | (((pool[k // 4] >> (8 * (k % 4))) & 255) << (8 * i))
+            return out
+
+        return packed(se, so), packed(de, do)
+
+    return reduce
+
+
+def test_gaussian_bytes_reduce_every_pair_of_residues():
+    """Every modulus of the Gaussian table and every pair ``t1, t2`` in ``[0, p)``, four
+    outputs a word: bytes ``(t1 + t2) mod p`` and ``(t1 - t2) mod p``."""
+    reduce = _gaussian_bytes_from_source()
+    for p in gaussian_system(150).moduli:  # (the whole table)
+        t1, t2 = (v.ravel().astype(np.uint64) for v in np.meshgrid(np.arange(p), np.arange(p)))
+        # output e of a word takes the pairs rotated by e, so every lane sees every pair
+        words = [sum(np.roll(t, e) << np.uint64(8 * e) for e in range(4)) for t in (t1, t2)]
+        re_words, im_words = reduce(words[0], words[1], p)
+        for e in range(4):
+            a, b = np.roll(t1, e).astype(np.int64), np.roll(t2, e).astype(np.int64)
+            sh = np.uint64(8 * e)
+            np.testing.assert_array_equal((re_words >> sh) & np.uint64(255), (a + b) % p)
+            np.testing.assert_array_equal((im_words >> sh) & np.uint64(255), (a - b) % p)
+
+
+@pytest.mark.parametrize("count", [8, 14, 15, 16, 18, 19])
+def test_gaussian_dp4a_sums_rebuild_re_and_im(count, rng):
+    """The Gaussian kernel's path on the host: plane words of ``t1`` and ``t2``, their
+    bytes reduced, transposed, weighted with the Re and Im quads and folded; the digit
+    sums are ``sum ((t1 +- t2) mod p) W``, congruent mod P to the ``t1 +- t2`` sums of
+    ``oz_crt_add_complex_terms``, within the finish's bounds."""
+    system = gaussian_system_for(moduli_set(count))
+    moduli, n = system.moduli, system.count
+    weights_re, weights_im = gaussian_weights(system)
+    macros = weight_quads_macros(system)
+    assert "OZ_WEIGHT_QUADS" not in macros
+    d8 = int(macros["OZ_WEIGHT_BYTES"])
+
+    def spelled(name: str) -> list[int]:
+        return [int(v.rstrip("u"), 16) for v in macros[name].split(",")]
+
+    quads_re, quads_im = spelled("OZ_WEIGHT_RE_QUADS"), spelled("OZ_WEIGHT_IM_QUADS")
+    assert (d8, quads_re) == weight_quads(system, weights_re)
+    digits = -(-system.product.bit_length() // DIGIT_BITS)
+    groups = -(-n // 4)
+    transpose, reduce = _transpose_from_source(), _gaussian_bytes_from_source()
+    top = [p - 1 for p in moduli]
+    cases = [(top, top), (top, [0] * n), ([0] * n, top), ([0] * n, [0] * n)]
+    cases += [([int(rng.integers(0, p)) for p in moduli], [int(rng.integers(0, p)) for p in moduli])
+              for _ in range(40)]  # fmt: skip
+    for first in range(0, len(cases), 4):
+        outputs = cases[first : first + 4]
+        re_words, im_words = [], []
+        for i, p in enumerate(moduli):  # plane words of modulus i: t1's, then t2's
+            w1, w2 = (sum(outputs[e][part][i] << (8 * e) for e in range(4)) for part in (0, 1))
+            r, m = reduce(np.uint64(w1), np.uint64(w2), p)
+            re_words.append(int(r))
+            im_words.append(int(m))
+        for words, quads, weights, sign in (
+            (re_words, quads_re, weights_re, 1),
+            (im_words, quads_im, weights_im, -1),
+        ):
+            words = words + [0] * (4 * groups - n)
+            q = [transpose(words[4 * g : 4 * g + 4]) for g in range(groups)]
+            for e, (t1, t2) in enumerate(outputs):
+                s = [0] * d8
+                for g in range(groups):
+                    for j in range(d8):
+                        s[j] = _dp4a(q[g][e], quads[g * d8 + j], s[j])
+                x = _fold(s, digits)
+                terms = [a + sign * b for a, b in zip(t1, t2, strict=True)]
+                reduced = [t % p for t, p in zip(terms, moduli, strict=True)]
+                assert x == sum(r * w for r, w in zip(reduced, weights, strict=True))
+                unreduced = sum(t * w for t, w in zip(terms, weights, strict=True))
+                assert (x - unreduced) % system.product == 0

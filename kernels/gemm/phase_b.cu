@@ -164,13 +164,24 @@ __device__ __forceinline__ const unsigned char* oz_pb_advance(const unsigned cha
 #endif
 #define OZ_QUADS ((OZ_NUM_MODULI + 3) / 4)
 // outputs that share each weight's immediate: all four while their byte-digit sums fit the
-// 80 registers (up to 16 byte digits: 16 moduli), else two (one IMAD.MOV a weight and pair)
+// 80 registers (up to 16 byte digits: 16 moduli), else two (one IMAD.MOV a weight and pair);
+// always four in the complex kernel (one part's sums live at a time, in 128 registers)
 #ifndef OZ_PB_DP4A_PER_WEIGHT
+#ifdef OZ_GAUSSIAN
+#define OZ_PB_DP4A_PER_WEIGHT 4
+#else
 #define OZ_PB_DP4A_PER_WEIGHT (OZ_WEIGHT_BYTES <= 16 ? 4 : 2)
+#endif
 #endif
 // immediates (an IMAD.MOV where a weight is not in a register): in __constant__ memory
 // ptxas holds all of them in registers (~120 a thread) and Phase B runs ~10 % slower
+#ifdef OZ_GAUSSIAN
+// the weights of Re and Im (constants.py, gaussian_weights): complex products on byte planes
+__device__ constexpr oz_u32 oz_weight_re_quads[OZ_QUADS * OZ_WEIGHT_BYTES] = {OZ_WEIGHT_RE_QUADS};
+__device__ constexpr oz_u32 oz_weight_im_quads[OZ_QUADS * OZ_WEIGHT_BYTES] = {OZ_WEIGHT_IM_QUADS};
+#else
 __device__ constexpr oz_u32 oz_weight_quads[OZ_QUADS * OZ_WEIGHT_BYTES] = {OZ_WEIGHT_QUADS};
+#endif
 static_assert(4 % OZ_PB_DP4A_PER_WEIGHT == 0, "1, 2 or 4 outputs a weight");
 static_assert(8 * (OZ_WEIGHT_BYTES - 1) < 31 * OZ_DIGITS, "every weight byte in a digit");
 
@@ -213,21 +224,79 @@ __device__ __forceinline__ void oz_pb_fold(oz_i64 (&acc)[OZ_DIGITS],
                           8 * b % 31);
 }
 
+// the output of byte-digit sums s at exponent sh: X = sum_b s[b] 2**(8 b) folded into
+// digit sums (oz_pb_fold), reduced, rounded and scaled once (oz_crt_finish)
+__device__ __forceinline__ oz_out_real oz_pb_finish(const oz_u32 (&s)[OZ_WEIGHT_BYTES], int sh) {
+    oz_i64 acc[OZ_DIGITS];
+    oz_crt_clear(acc);
+    oz_pb_fold(acc, s);
+    return (oz_out_real)oz_crt_finish<OZ_PREC, OZ_EMIN, OZ_EMAX>(acc, sh);
+}
+
+// s[f][b] += sum_g dp4a(q[g][e + f], quads[g D8 + b]): the byte-digit sums of outputs e ..
+// e + F - 1, F = OZ_PB_DP4A_PER_WEIGHT sharing each weight (cleared here)
+template <typename Q>
+__device__ __forceinline__ void oz_pb_dp4a_sums(
+    const oz_u32 (&q)[OZ_QUADS][4], int e, const Q& quads,
+    oz_u32 (&s)[OZ_PB_DP4A_PER_WEIGHT][OZ_WEIGHT_BYTES]) {
+#pragma unroll
+    for (int f = 0; f < OZ_PB_DP4A_PER_WEIGHT; ++f)
+#pragma unroll
+        for (int b = 0; b < OZ_WEIGHT_BYTES; ++b) s[f][b] = 0;
+#pragma unroll
+    for (int g = 0; g < OZ_QUADS; ++g)
+#pragma unroll
+        for (int b = 0; b < OZ_WEIGHT_BYTES; ++b) {
+            const oz_u32 w = quads[g * OZ_WEIGHT_BYTES + b];
+#pragma unroll
+            for (int f = 0; f < OZ_PB_DP4A_PER_WEIGHT; ++f) s[f][b] = __dp4a(q[g][e + f], w, s[f][b]);
+        }
+}
+
+#ifdef OZ_GAUSSIAN
+// A Gaussian modulus' Re and Im take t1 + t2 and t1 - t2 of its two products' residues
+// (common/ozaki_common.cuh, oz_crt_add_complex_terms), which are not bytes. Any
+// representative serves the CRT (W_i is a multiple of P / p_i), so each is reduced mod p
+// into [0, p) first, four outputs at a time in 16-bit lanes: the even and the odd bytes of
+// the two plane words w1 (t1 of outputs j .. j+3) and w2 (t2) side by side, t1 + t2 in
+// [0, 2p - 2] and t1 + p - t2 in [1, 2p - 1] (no lane carries into the next), then
+// min(x, x - p mod 2**16) per lane, one VIADDMNMX.U16x2 (x - p wraps above 2**16 - 256
+// where x < p), and the two halves' bytes back into one word. ~14 ALU instructions a
+// modulus and four outputs, against the 2 x D8 dp4a they save (docs/perf-notes.md,
+// "Complex Phase B on dp4a").
+__device__ __forceinline__ void oz_pb_gaussian_bytes(oz_u32 w1, oz_u32 w2, int p, oz_u32& re,
+                                                     oz_u32& im) {
+    const oz_u32 lanes = 0x00FF00FFu, p2 = (oz_u32)p * 0x00010001u,
+                 minus_p = (oz_u32)(0x10000 - p) * 0x00010001u;
+    const oz_u32 e1 = w1 & lanes, o1 = (w1 >> 8) & lanes, e2 = w2 & lanes, o2 = (w2 >> 8) & lanes;
+    const oz_u32 se = e1 + e2, so = o1 + o2, de = e1 + p2 - e2, d_o = o1 + p2 - o2;
+    re = __byte_perm(__viaddmin_u16x2(se, minus_p, se), __viaddmin_u16x2(so, minus_p, so),
+                     0x6240);
+    im = __byte_perm(__viaddmin_u16x2(de, minus_p, de), __viaddmin_u16x2(d_o, minus_p, d_o),
+                     0x6240);
+}
+#endif
+
 // blocks of 256 threads (the engine's) an SM the dp4a kernel is built for: 3 caps it at
 // 80 registers (~110 left to itself; at 20 moduli ptxas parks 44 bytes outside the dp4a
-// loop, at 15 and 16 none)
+// loop, at 15 and 16 none); the complex kernel, with the bytes of Re and Im, takes 2
+// (128 registers: at 80 it spills 176 bytes)
 #ifndef OZ_PB_DP4A_BLOCKS
+#ifdef OZ_GAUSSIAN
+#define OZ_PB_DP4A_BLOCKS 2
+#else
 #define OZ_PB_DP4A_BLOCKS 3
 #endif
-#define OZ_PB_REAL_VEC_BOUNDS __launch_bounds__(256, OZ_PB_DP4A_BLOCKS)
+#endif
+#define OZ_PB_VEC_BOUNDS __launch_bounds__(256, OZ_PB_DP4A_BLOCKS)
 #else
-#define OZ_PB_REAL_VEC_BOUNDS
+#define OZ_PB_VEC_BOUNDS
 #endif  // OZ_PB_DP4A
 
-extern "C" __global__ void OZ_PB_REAL_VEC_BOUNDS
+extern "C" __global__ void OZ_PB_VEC_BOUNDS
     oz_reconstruct_real_vec(OZ_PB_PLANES(unsigned char), OZ_PB_OUTPUTS(oz_out_real)) {
     oz_batch_item(c, shift_a, shift_b, out, m, c_batch, sb_batch, out_batch);
-#ifdef OZ_PB_DP4A
+#if defined(OZ_PB_DP4A) && !defined(OZ_GAUSSIAN)  // (a Gaussian system's weights are complex)
     oz_each_group<4>(m, nb, shift_a, [&](long long i, long long j, int sa) {
         const unsigned char* cl = c + i * ldc + j;  // modulus l's plane, then l + 1's
         oz_u32 q[OZ_QUADS][4];  // q[g][e]: moduli 4g .. 4g+3 of output j + e
@@ -244,28 +313,10 @@ extern "C" __global__ void OZ_PB_REAL_VEC_BOUNDS
 #pragma unroll
         for (int e = 0; e < 4; e += OZ_PB_DP4A_PER_WEIGHT) {
             oz_u32 s[OZ_PB_DP4A_PER_WEIGHT][OZ_WEIGHT_BYTES];
+            oz_pb_dp4a_sums(q, e, oz_weight_quads, s);
 #pragma unroll
             for (int f = 0; f < OZ_PB_DP4A_PER_WEIGHT; ++f)
-#pragma unroll
-                for (int b = 0; b < OZ_WEIGHT_BYTES; ++b) s[f][b] = 0;
-#pragma unroll
-            for (int g = 0; g < OZ_QUADS; ++g)
-#pragma unroll
-                for (int b = 0; b < OZ_WEIGHT_BYTES; ++b) {
-                    const oz_u32 w = oz_weight_quads[g * OZ_WEIGHT_BYTES + b];
-#pragma unroll
-                    for (int f = 0; f < OZ_PB_DP4A_PER_WEIGHT; ++f)
-                        s[f][b] = __dp4a(q[g][e + f], w, s[f][b]);
-                }
-#pragma unroll
-            for (int f = 0; f < OZ_PB_DP4A_PER_WEIGHT; ++f) {
-                oz_i64 acc[OZ_DIGITS];
-                oz_crt_clear(acc);
-                oz_pb_fold(acc, s[f]);
-                out[i * ld_out + j + e + f] =
-                    (oz_out_real)oz_crt_finish<OZ_PREC, OZ_EMIN, OZ_EMAX>(
-                        acc, -(sa + shift_b[j + e + f]));
-            }
+                out[i * ld_out + j + e + f] = oz_pb_finish(s[f], -(sa + shift_b[j + e + f]));
         }
     });
 #else
@@ -289,9 +340,53 @@ extern "C" __global__ void OZ_PB_REAL_VEC_BOUNDS
 #endif  // OZ_PB_DP4A
 }
 
-extern "C" __global__ void oz_reconstruct_complex_vec(OZ_PB_PLANES(unsigned char), int nprod,
-                                                      OZ_PB_OUTPUTS(oz_out_complex)) {
+extern "C" __global__ void OZ_PB_VEC_BOUNDS oz_reconstruct_complex_vec(
+    OZ_PB_PLANES(unsigned char), int nprod, OZ_PB_OUTPUTS(oz_out_complex)) {
     oz_batch_item(c, shift_a, shift_b, out, m, c_batch, sb_batch, out_batch);
+#if defined(OZ_PB_DP4A) && defined(OZ_GAUSSIAN)
+    // Gaussian moduli (two products, t1 then t2, a modulus): Re and Im of four outputs
+    // weighted on dp4a, each from its residues reduced into bytes (oz_pb_gaussian_bytes)
+    (void)nprod;
+    oz_each_group<4>(m, nb, shift_a, [&](long long i, long long j, int sa) {
+        const unsigned char* cl = c + i * ldc + j;  // modulus l's t1 plane, then its t2 plane
+        oz_u32 q_re[OZ_QUADS][4], q_im[OZ_QUADS][4];  // [g][e]: moduli 4g .. 4g+3 of output j + e
+#pragma unroll
+        for (int g = 0; g < OZ_QUADS; ++g) {
+            oz_u32 w_re[4], w_im[4];
+#pragma unroll
+            for (int l = 4 * g; l < 4 * g + 4; ++l) {
+                w_re[l - 4 * g] = w_im[l - 4 * g] = 0u;
+                if (l < OZ_NUM_MODULI) {
+                    const oz_u32 t1 = __ldg(reinterpret_cast<const oz_u32*>(cl));
+                    const oz_u32 t2 =
+                        __ldg(reinterpret_cast<const oz_u32*>(oz_pb_advance(cl, plane)));
+                    oz_pb_gaussian_bytes(t1, t2, oz_moduli[l], w_re[l - 4 * g], w_im[l - 4 * g]);
+                    if (l + 1 < OZ_NUM_MODULI) cl = oz_pb_advance(cl, 2 * plane);
+                }
+            }
+            oz_pb_transpose(w_re, q_re[g]);
+            oz_pb_transpose(w_im, q_im[g]);
+        }
+#pragma unroll
+        for (int e = 0; e < 4; e += OZ_PB_DP4A_PER_WEIGHT) {
+            // Re of outputs e .. e + F - 1, then their Im (one part's sums live at a time)
+            oz_out_real re[OZ_PB_DP4A_PER_WEIGHT];
+            oz_u32 s[OZ_PB_DP4A_PER_WEIGHT][OZ_WEIGHT_BYTES];
+            oz_pb_dp4a_sums(q_re, e, oz_weight_re_quads, s);
+#pragma unroll
+            for (int f = 0; f < OZ_PB_DP4A_PER_WEIGHT; ++f)
+                re[f] = oz_pb_finish(s[f], -(sa + shift_b[j + e + f]));
+            oz_pb_dp4a_sums(q_im, e, oz_weight_im_quads, s);
+#pragma unroll
+            for (int f = 0; f < OZ_PB_DP4A_PER_WEIGHT; ++f) {
+                oz_out_complex v;
+                v.x = re[f];
+                v.y = oz_pb_finish(s[f], -(sa + shift_b[j + e + f]));
+                out[i * ld_out + j + e + f] = v;
+            }
+        }
+    });
+#else
     oz_each_group<OZ_PB_VEC>(m, nb, shift_a, [&](long long i, long long j, int sa) {
         oz_i64 re[OZ_PB_VEC][OZ_DIGITS], im[OZ_PB_VEC][OZ_DIGITS];
 #pragma unroll
@@ -331,5 +426,6 @@ extern "C" __global__ void oz_reconstruct_complex_vec(OZ_PB_PLANES(unsigned char
             out[i * ld_out + j + e] = v;
         }
     });
+#endif  // OZ_PB_DP4A
 }
 #endif  // OZ_PLANES_U8

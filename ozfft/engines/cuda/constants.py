@@ -7,7 +7,7 @@ once, so a kernel launch only looks the compiled module up.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from functools import cache
 
 import numpy as np
@@ -46,6 +46,7 @@ __all__ = [
     "fp8_macros",
     "fp8_pad_k",
     "fp8_phase_b_macros",
+    "gaussian_weights",
     "moduli_macros",
     "phase_b_macros",
     "raw_sums_fit",
@@ -238,16 +239,24 @@ def _crt_macros(moduli: ModuliSet | ResidueSystem) -> dict[str, str]:
         "OZ_HALF_P_TOP_TWO": f"{(product // 2) >> (DIGIT_BITS * max(0, digits - 2))}LL",
     }
     if moduli.gaussian:
-        roots = moduli.roots
+        weights_re, weights_im = gaussian_weights(moduli)
         macros |= {
-            "OZ_WEIGHT_RE_DIGITS": table(
-                w * inv2 % product for w, (_, inv2, _) in zip(moduli.weights, roots, strict=True)
-            ),
-            "OZ_WEIGHT_IM_DIGITS": table(
-                w * inv2j % product for w, (_, _, inv2j) in zip(moduli.weights, roots, strict=True)
-            ),
+            "OZ_WEIGHT_RE_DIGITS": table(weights_re),
+            "OZ_WEIGHT_IM_DIGITS": table(weights_im),
         }
     return macros
+
+
+def gaussian_weights(moduli: ResidueSystem) -> tuple[list[int], list[int]]:
+    """A Gaussian system's weights of Re and Im in ``[0, P)``: ``W_i 2**-1`` and ``W_i
+    (2j)**-1 mod P``, so that ``Re C = sum_i (C+ + C-)_i W_i 2**-1`` and ``Im C = sum_i
+    (C+ - C-)_i W_i (2j)**-1 (mod P)`` (docs/numerics.md, "Complex products on Gaussian
+    moduli")."""
+    product, roots = moduli.product, moduli.roots
+    pairs = list(zip(moduli.weights, roots, strict=True))
+    return [w * inv2 % product for w, (_, inv2, _) in pairs], [
+        w * inv2j % product for w, (_, _, inv2j) in pairs
+    ]
 
 
 #: Phase B takes INT32 sums below ``2**RAW_SUM_BITS`` in magnitude as they are (the bound
@@ -276,8 +285,8 @@ def phase_b_macros(
     reads is below ``2**RAW_SUM_BITS`` (:func:`raw_sums_fit`, or sums reduced to
     ``[0, p)``: so always with ``byte_planes``), ``OZ_PLANES_U8`` when the planes hold
     residues in ``[0, p)`` as bytes (``gemm/modp_igemm.cu``) and, with ``dp4a_weights``
-    (real products on byte planes), the weights' bytes of :func:`weight_quads_macros`
-    (cached like the others)."""
+    (byte planes of real products, or of complex products on a Gaussian system), the
+    weights' bytes of :func:`weight_quads_macros` (cached like the others)."""
     if dp4a_weights and not byte_planes:
         raise ValueError("the dp4a weighting reads byte planes")
     return _phase_b_macros(moduli, out_float, raw_sums or byte_planes, byte_planes, dp4a_weights)
@@ -301,14 +310,17 @@ def _phase_b_macros(
     return macros | {"OZ_RAW_SUMS": "1"} if raw else macros
 
 
-def weight_quads(moduli: ModuliSet | ResidueSystem) -> tuple[int, list[int]]:
-    """The CRT weights ``W_i`` (in ``[0, P)``) as base-256 digits, four moduli to a word:
-    ``(D8, quads)`` with ``D8 = ceil(bits(P) / 8)`` and ``quads[g D8 + j]`` holding byte
-    ``j`` of ``W_{4g+m}`` in its byte ``m`` (0 past the last modulus). With the residues of
-    four moduli in the bytes of a word, one ``dp4a`` adds their share of byte digit ``j``
-    (``kernels/gemm/phase_b.cu``, ``OZ_PB_DP4A``)."""
+def weight_quads(
+    moduli: ModuliSet | ResidueSystem, weights: Sequence[int] | None = None
+) -> tuple[int, list[int]]:
+    """The CRT weights ``W_i`` (in ``[0, P)``; ``weights`` where given, else the system's
+    own) as base-256 digits, four moduli to a word: ``(D8, quads)`` with ``D8 =
+    ceil(bits(P) / 8)`` and ``quads[g D8 + j]`` holding byte ``j`` of ``W_{4g+m}`` in its
+    byte ``m`` (0 past the last modulus). With the residues of four moduli in the bytes of
+    a word, one ``dp4a`` adds their share of byte digit ``j`` (``kernels/gemm/phase_b.cu``,
+    ``OZ_PB_DP4A``)."""
     d8 = -(-moduli.product.bit_length() // 8)
-    digits = [int_to_limbs(w, 8, d8) for w in moduli.weights]
+    digits = [int_to_limbs(w, 8, d8) for w in (moduli.weights if weights is None else weights)]
     digits += [[0] * d8] * (-len(digits) % 4)
     quads = [
         sum(digits[g + m][j] << (8 * m) for m in range(4))
@@ -319,9 +331,24 @@ def weight_quads(moduli: ModuliSet | ResidueSystem) -> tuple[int, list[int]]:
 
 
 def weight_quads_macros(moduli: ModuliSet | ResidueSystem) -> dict[str, str]:
-    """``OZ_WEIGHT_BYTES`` and ``OZ_WEIGHT_QUADS`` (:func:`weight_quads`)."""
+    """``OZ_WEIGHT_BYTES`` and ``OZ_WEIGHT_QUADS`` (:func:`weight_quads`); on a Gaussian
+    system ``OZ_WEIGHT_RE_QUADS`` and ``OZ_WEIGHT_IM_QUADS`` instead, the quads of
+    :func:`gaussian_weights`."""
+
+    def spelled(quads: list[int]) -> str:
+        return _join(f"0x{q:08x}u" for q in quads)
+
+    if moduli.gaussian:
+        weights_re, weights_im = gaussian_weights(moduli)
+        d8, re = weight_quads(moduli, weights_re)
+        _, im = weight_quads(moduli, weights_im)
+        return {
+            "OZ_WEIGHT_BYTES": str(d8),
+            "OZ_WEIGHT_RE_QUADS": spelled(re),
+            "OZ_WEIGHT_IM_QUADS": spelled(im),
+        }
     d8, quads = weight_quads(moduli)
-    return {"OZ_WEIGHT_BYTES": str(d8), "OZ_WEIGHT_QUADS": _join(f"0x{q:08x}u" for q in quads)}
+    return {"OZ_WEIGHT_BYTES": str(d8), "OZ_WEIGHT_QUADS": spelled(quads)}
 
 
 # -- the FP8 Phase A (kernels/gemm/fp8_residues.cu, fp8_phase_a.cu) ----------------------

@@ -131,6 +131,10 @@ _PB_VEC_COMPLEX = 2
 #: real Phase B on byte planes weights four moduli a ``dp4a`` (``OZ_PB_DP4A``; with
 #: ``OZ_PB_VEC`` 4): docs/perf-notes.md, "Phase B's real weighting on dp4a"
 _PB_DP4A = True
+#: complex Phase B on the byte planes of a Gaussian system does too, four outputs a thread,
+#: each modulus' ``t1 +- t2`` reduced into bytes first: docs/perf-notes.md, "Complex Phase
+#: B on dp4a"
+_PB_DP4A_COMPLEX = True
 #: the small-product kernel's argument kinds (launch.py)
 _SP_SIGNATURE = ("ptr", "ptr", "i64", "i64", "i64", "ptr", "ptr", "ptr", "i32", "ptr", "i64", "i32")
 #: the most outputs (times residue planes) a call runs fused: each block recomputes the
@@ -949,12 +953,10 @@ class CudaEngine(Engine):
             block_budget=budget, residue_planes=pa.shape[1], plane_itemsize=1,
         )  # fmt: skip
         self._require_column_block(ws, f"an emulated {m}x{kp}x{n} product with {count} moduli")
-        vec = _PB_VEC_COMPLEX if is_complex else _PB_VEC_REAL
-        vec = vec if ws.col_block % vec == 0 else 1  # then every block's nb is a multiple
+        vec, dp4a = _phase_b_vec(moduli, is_complex, ws.col_block)
         macros = phase_b_macros(
-            moduli, out_float=_binary32(out_dtype), byte_planes=True,
-            dp4a_weights=not is_complex and vec == 4 and _PB_DP4A,
-        )  # fmt: skip
+            moduli, out_float=_binary32(out_dtype), byte_planes=True, dp4a_weights=dp4a
+        )
         device = cp.cuda.runtime.getDevice()
         table = self._epilogue_table(moduli, device)
         stream = cp.cuda.get_current_stream().ptr
@@ -1831,6 +1833,26 @@ def _binary32(out_dtype: Any) -> bool:
     return out_dtype in (np.float32, np.complex64)
 
 
+def _phase_b_vec(
+    moduli: ModuliSet | ResidueSystem, is_complex: bool, col_block: int
+) -> tuple[int, bool]:
+    """Byte-plane Phase B's outputs a thread (``OZ_PB_VEC``) and whether it weights on
+    ``dp4a``: four outputs a thread where the weighting is on ``dp4a`` (real, or complex on
+    a Gaussian system), else ``_PB_VEC_REAL`` / ``_PB_VEC_COMPLEX``; one where the column
+    blocks would not be a multiple of it (a thread writes all of its adjacent outputs; the
+    last block is one too, since the CUTLASS Phase A takes ``n`` in multiples of
+    ``MODP_IGEMM_ALIGN``)."""
+    if is_complex:
+        dp4a = _PB_DP4A_COMPLEX and moduli.gaussian
+        vec = 4 if dp4a else _PB_VEC_COMPLEX
+    else:
+        vec = _PB_VEC_REAL
+        dp4a = _PB_DP4A and vec == 4
+    if col_block % vec:
+        return 1, False
+    return vec, dp4a
+
+
 def _reconstruct_kernel(macros: Macros, is_complex: bool, vec: int = 1) -> Any:
     """Phase B's kernel (``gemm/phase_b.cu``) for real or complex outputs; ``vec > 1``:
     the byte planes' ``_vec`` kernel, ``vec`` adjacent outputs a thread (``OZ_PB_VEC``),
@@ -1838,7 +1860,7 @@ def _reconstruct_kernel(macros: Macros, is_complex: bool, vec: int = 1) -> Any:
     name = "oz_reconstruct_complex" if is_complex else "oz_reconstruct_real"
     if vec > 1:
         macros, name = macros | {"OZ_PB_VEC": str(vec)}, name + "_vec"
-        if "OZ_WEIGHT_QUADS" in macros:  # (phase_b_macros with dp4a_weights)
+        if "OZ_WEIGHT_BYTES" in macros:  # (phase_b_macros with dp4a_weights)
             macros = macros | {"OZ_PB_DP4A": "1"}
     return get_function(_PHASE_B_CU, name, macros)
 
