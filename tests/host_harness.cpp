@@ -21,8 +21,25 @@ static inline unsigned __byte_perm(unsigned x, unsigned y, unsigned s) {
     return r;
 }
 
+// __viaddmin_u16x2(a, b, c): per 16-bit lane min((a + b) mod 2**16, c) (PTX add.u16x2 wraps)
+static inline unsigned __viaddmin_u16x2(unsigned a, unsigned b, unsigned c) {
+    unsigned r = 0;
+    for (int h = 0; h < 32; h += 16) {
+        const unsigned sum = ((a >> h) + (b >> h)) & 0xffffu, cap = (c >> h) & 0xffffu;
+        r |= (sum < cap ? sum : cap) << h;
+    }
+    return r;
+}
+
+// __dp4a(a, b, c) on unsigned words: c + the four products of their bytes
+static inline unsigned __dp4a(unsigned a, unsigned b, unsigned c) {
+    for (int n = 0; n < 32; n += 8) c += ((a >> n) & 0xffu) * ((b >> n) & 0xffu);
+    return c;
+}
+
 #include "common/ozaki_common.cuh"
 #include "gemm/diagonal_carry.cuh"
+#include "gemm/phase_b_bytes.cuh"
 
 // kernels/gemm/diagonal_carry.cuh's bytes of `diagonals` INT32 diagonal sums per value
 // (sums: count x diagonals), as base-2**31 digit sums (x: count x digits)
@@ -203,4 +220,50 @@ void oz_host_mod_nonneg_small(const int* t, uint32_t* out, long n) {
         for (int i = 0; i < OZ_NUM_MODULI; ++i)
             out[e * OZ_NUM_MODULI + i] = oz_mod_nonneg_small(t[e], oz_moduli[i]);
 }
+
+// kernels/gemm/phase_b_bytes.cuh: oz_pb_gaussian_bytes of n pairs of plane words (the
+// modulus of pair i: p[i])
+void oz_host_gaussian_bytes(const unsigned* w1, const unsigned* w2, const int* p, long n,
+                            unsigned* re, unsigned* im) {
+    for (long i = 0; i < n; ++i) oz_pb_gaussian_bytes(w1[i], w2[i], p[i], re[i], im[i]);
+}
+
+// oz_pb_transpose of n groups of four words
+void oz_host_pb_transpose(const unsigned* w, long n, unsigned* q) {
+    for (long i = 0; i < n; ++i) {
+        const oz_u32 in[4] = {w[4 * i], w[4 * i + 1], w[4 * i + 2], w[4 * i + 3]};
+        oz_u32 out[4];
+        oz_pb_transpose(in, out);
+        for (int e = 0; e < 4; ++e) q[4 * i + e] = out[e];
+    }
+}
+
+#ifdef OZ_WEIGHT_BYTES
+// the digit sums of four outputs as Phase B's dp4a kernels form them: q[g][e] the residues
+// of moduli 4g .. 4g+3 of output e (oz_pb_transpose's words), oz_pb_dp4a_sums on the
+// weights' quads (table 0: a real system's, or Re's on a Gaussian one; 1: Im's), then
+// oz_pb_fold; acc: 4 x OZ_DIGITS
+int oz_host_pb_digit_sums(const unsigned* words, int table, long long* acc) {
+    oz_u32 q[OZ_QUADS][4];
+    for (int g = 0; g < OZ_QUADS; ++g)
+        for (int e = 0; e < 4; ++e) q[g][e] = words[4 * g + e];
+#ifdef OZ_GAUSSIAN
+    const auto& quads = table ? oz_weight_im_quads : oz_weight_re_quads;
+#else
+    if (table) return 0;
+    const auto& quads = oz_weight_quads;
+#endif
+    for (int e = 0; e < 4; e += OZ_PB_DP4A_PER_WEIGHT) {
+        oz_u32 s[OZ_PB_DP4A_PER_WEIGHT][OZ_WEIGHT_BYTES];
+        oz_pb_dp4a_sums(q, e, quads, s);
+        for (int f = 0; f < OZ_PB_DP4A_PER_WEIGHT; ++f) {
+            oz_i64 digits[OZ_DIGITS];
+            oz_crt_clear(digits);
+            oz_pb_fold(digits, s[f]);
+            for (int d = 0; d < OZ_DIGITS; ++d) acc[(e + f) * OZ_DIGITS + d] = digits[d];
+        }
+    }
+    return 1;
+}
+#endif
 }

@@ -262,9 +262,9 @@ def test_phase_b_dp4a_and_imad_wide(igemm, kind, dp4a, moduli, rng, monkeypatch)
     """Phase B on byte planes, four outputs a thread (complex with ``dp4a``: two without),
     with the weighting on ``dp4a`` (``OZ_PB_DP4A``) and on ``IMAD.WIDE``, binary64 and
     binary32 outputs: the NumPy engine's bits. Real: counts with padded quads, four and two
-    outputs a weight. Complex, on Gaussian systems (9 to 21 Gaussian moduli for 2 to 19
-    INT8 ones, every weight-byte count): each modulus' ``t1 +- t2`` reduced into bytes
-    before the ``dp4a``."""
+    outputs a weight. Complex, on Gaussian systems (2 to 21 Gaussian moduli for 2 to 19
+    INT8 ones, 2 to 19 weight bytes): each modulus' ``t1 +- t2`` reduced into bytes before
+    the ``dp4a``."""
     from ozfft.engines.cuda import engine
 
     switch, dtypes, kernel = _DP4A_KINDS[kind]

@@ -67,6 +67,7 @@ def test_shipped_include_closures():
         common,
         "gemm/output_format.cuh",
         "gemm/phase_b.cu",
+        "gemm/phase_b_bytes.cuh",  # (included under OZ_PB_DP4A: in the key)
     )
     rows = "gemm/warp_row_stats.cuh"
     small = "gemm/small_product.cu"

@@ -13,7 +13,14 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from ozfft.engines.cuda.constants import moduli_macros, rounding_macros, scaling_macros
+from ozfft.engines.cuda.constants import (
+    DIGIT_BITS,
+    gaussian_weights,
+    moduli_macros,
+    rounding_macros,
+    scaling_macros,
+    weight_quads_macros,
+)
 from ozfft.engines.cuda.sources import kernel_dir
 from ozfft.engines.numpy.phase_b import FLOAT32, FLOAT64, kulisch_reconstruct
 from ozfft.engines.numpy.residues import residues as numpy_residues
@@ -21,6 +28,7 @@ from ozfft.engines.numpy.scaling import row_stats as numpy_row_stats
 from ozfft.ozaki.moduli import moduli_set
 from ozfft.ozaki.residue_system import gaussian_system
 from ozfft.ozaki.scaling import ZERO_ROW_EXP, fast_shift, norm1_exponent_fast
+from ozfft.scheme.gemm import gaussian_system_for
 
 from .helpers import round_f32, round_f64
 from .test_phase_b import _edge_values, _residues
@@ -33,12 +41,12 @@ pytestmark = pytest.mark.skipif(CXX is None, reason="no host C++ compiler")
 def harness(tmp_path_factory):
     libs = {}
 
-    def build(count_or_system, rounding="trunc", raw_sums=False):
+    def build(count_or_system, rounding="trunc", raw_sums=False, dp4a=False):
         """The harness for ``count`` INT8 moduli, or for a residue system (``rounding``:
         the scaled integers' rule; ``raw_sums``: Phase B takes sums below 2**24 as they
-        are)."""
+        are; ``dp4a``: with the weights' bytes of the dp4a Phase B)."""
         count = count_or_system
-        key = (count, rounding, raw_sums)
+        key = (count, rounding, raw_sums, dp4a)
         if key not in libs:
             system = moduli_set(count) if isinstance(count, int) else count
             out = tmp_path_factory.mktemp(f"harness{system.count}")
@@ -49,6 +57,8 @@ def harness(tmp_path_factory):
             )
             if raw_sums:
                 macros |= {"OZ_RAW_SUMS": "1"}
+            if dp4a:
+                macros |= weight_quads_macros(system)
             prologue = out / "prologue.h"
             prologue.write_text(macros.prologue)
             lib = out / "harness.so"
@@ -571,3 +581,97 @@ def test_small_product_slices_hold_the_fast_mode_bound():
     source = (kernel_dir() / "gemm" / "small_product.cu").read_text()
     assert "oz_small_product_slices_real" in source and "#ifdef OZ_SP_SLICES" in source
     assert "oz_small_product_slices_gaussian" in source and "#ifdef OZ_SP_COMPLEX_SLICES" in source
+
+
+# -- Phase B's weighting on dp4a (kernels/gemm/phase_b_bytes.cuh) ------------------------
+
+
+def _u32(values) -> np.ndarray:
+    return np.ascontiguousarray(values, dtype=np.uint32)
+
+
+def test_kernel_gaussian_bytes_reduce_every_pair(harness):
+    """``oz_pb_gaussian_bytes`` on every pair ``t1, t2`` in ``[0, p)`` of every modulus of
+    the Gaussian table, in every byte of the words: ``(t1 + t2) mod p``, ``(t1 - t2) mod
+    p``."""
+    lib = harness(16)
+    for p in gaussian_system(150).moduli:  # (the whole table)
+        t1, t2 = (v.ravel().astype(np.int64) for v in np.meshgrid(np.arange(p), np.arange(p)))
+        words = [sum(np.roll(t, e) << (8 * e) for e in range(4)) for t in (t1, t2)]
+        w1, w2 = _u32(words[0]), _u32(words[1])
+        re, im = np.empty_like(w1), np.empty_like(w1)
+        lib.oz_host_gaussian_bytes(
+            _ptr(w1), _ptr(w2), _ptr(np.full(w1.size, p, np.int32)), ctypes.c_long(w1.size),
+            _ptr(re), _ptr(im),
+        )  # fmt: skip
+        for e in range(4):
+            a, b = np.roll(t1, e), np.roll(t2, e)
+            np.testing.assert_array_equal((re >> (8 * e)) & 255, (a + b) % p)
+            np.testing.assert_array_equal((im >> (8 * e)) & 255, (a - b) % p)
+
+
+def test_kernel_pb_transpose_moves_byte_e_of_word_m_to_byte_m_of_word_e(harness, rng):
+    lib = harness(16)
+    w = _u32(rng.integers(0, 2**32, (500, 4), dtype=np.uint64))
+    q = np.empty_like(w)
+    lib.oz_host_pb_transpose(_ptr(w), ctypes.c_long(len(w)), _ptr(q))
+    for e in range(4):
+        for m in range(4):
+            np.testing.assert_array_equal((q[:, e] >> (8 * m)) & 255, (w[:, m] >> (8 * e)) & 255)
+
+
+def _dp4a_systems():
+    for count in (2, 5, 15, 16, 17, 20):
+        yield pytest.param(count, False, id=f"int8-{count}")
+    for count in (2, 8, 15, 16, 19):  # Gaussian: 2, 9, 16, 18 and 21 moduli
+        yield pytest.param(count, True, id=f"gaussian-{count}")
+
+
+@pytest.mark.parametrize(("count", "gaussian"), list(_dp4a_systems()))
+def test_kernel_dp4a_digit_sums_rebuild_the_crt_sums(harness, count, gaussian, rng):
+    """The kernels' byte-plane weighting end to end on the host, for four outputs at a
+    time: plane words of each modulus (Gaussian: ``t1`` and ``t2``, reduced by
+    ``oz_pb_gaussian_bytes``), transposed by ``oz_pb_transpose``, summed on the weights'
+    quads by ``oz_pb_dp4a_sums`` and folded by ``oz_pb_fold``. The digit sums' value is
+    ``sum_i r_i W_i`` in exact integers (Gaussian: ``r_i = (t1 +- t2) mod p_i`` with the
+    weights of Re and Im), congruent mod ``P`` to the unreduced terms'."""
+    system = gaussian_system_for(moduli_set(count)) if gaussian else moduli_set(count)
+    lib = harness(system, dp4a=True)
+    moduli, n = system.moduli, system.count
+    digits = -(-system.product.bit_length() // DIGIT_BITS)
+    quads = -(-n // 4)
+    tables = gaussian_weights(system) if gaussian else (system.weights,)
+    top = [p - 1 for p in moduli]
+    cases = [(top, top), (top, [0] * n), ([0] * n, top), ([0] * n, [0] * n)]
+    cases += [(list(rng.integers(0, moduli)), list(rng.integers(0, moduli))) for _ in range(40)]
+    for first in range(0, len(cases), 4):
+        group = cases[first : first + 4]
+        # plane words: modulus i's residues of the four outputs, a byte each
+        words = [_u32([sum(int(g[part][i]) << (8 * e) for e, g in enumerate(group))
+                       for i in range(n)]) for part in (0, 1)]  # fmt: skip
+        if gaussian:
+            re, im = np.empty_like(words[0]), np.empty_like(words[0])
+            lib.oz_host_gaussian_bytes(
+                _ptr(words[0]), _ptr(words[1]), _ptr(np.array(moduli, np.int32)),
+                ctypes.c_long(n), _ptr(re), _ptr(im),
+            )  # fmt: skip
+            parts = [(re, 1), (im, -1)]
+        else:
+            parts = [(words[0], 0)]
+        for table, (part_words, sign) in enumerate(parts):
+            padded = np.zeros(4 * quads, np.uint32)
+            padded[:n] = part_words
+            q = np.empty_like(padded)
+            lib.oz_host_pb_transpose(_ptr(padded), ctypes.c_long(quads), _ptr(q))
+            acc = np.empty(4 * digits, np.int64)
+            assert lib.oz_host_pb_digit_sums(_ptr(q), table, _ptr(acc)) == 1
+            assert acc.max() < 2**62
+            for e, (t1, t2) in enumerate(group):
+                x = sum(
+                    int(a) << (DIGIT_BITS * d) for d, a in enumerate(acc[e * digits :][:digits])
+                )
+                terms = [int(a) + sign * int(b) for a, b in zip(t1, t2, strict=True)]
+                reduced = [t % p for t, p in zip(terms, moduli, strict=True)]
+                assert x == sum(r * w for r, w in zip(reduced, tables[table], strict=True))
+                unreduced = sum(t * w for t, w in zip(terms, tables[table], strict=True))
+                assert (x - unreduced) % system.product == 0

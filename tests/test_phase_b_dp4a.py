@@ -1,5 +1,7 @@
-"""Phase B's weighting on ``dp4a`` (``OZ_PB_DP4A`` in kernels/gemm/phase_b.cu), real and
-on Gaussian systems, emulated on the host in exact integers.
+"""Phase B's weighting on ``dp4a`` (``OZ_PB_DP4A`` in kernels/gemm/phase_b.cu, its math in
+kernels/gemm/phase_b_bytes.cuh), real and on Gaussian systems, emulated in Python in exact
+integers with the kernel's byte selectors read from the source (needs no compiler; the
+header itself runs on the host in tests/test_kernel_math.py).
 
 The kernel transposes the byte-plane words of four moduli (four outputs each) into words
 of one output's four residues (``oz_pb_transpose``, eight ``__byte_perm``), adds
@@ -36,7 +38,7 @@ from ozfft.ozaki.moduli import moduli_set
 from ozfft.ozaki.residue_system import gaussian_system
 from ozfft.scheme.gemm import gaussian_system_for
 
-PHASE_B_CU = Path(__file__).resolve().parents[1] / "kernels" / "gemm" / "phase_b.cu"
+PHASE_B_BYTES = Path(__file__).resolve().parents[1] / "kernels" / "gemm" / "phase_b_bytes.cuh"
 
 
 def _byte_perm(x: int, y: int, selector: int) -> int:
@@ -49,7 +51,7 @@ def _byte_perm(x: int, y: int, selector: int) -> int:
 def _transpose_from_source() -> Callable[[list[int]], list[int]]:
     """``oz_pb_transpose`` as the kernel spells it: its eight ``__byte_perm`` calls read
     from the source and run by :func:`_byte_perm`."""
-    text = PHASE_B_CU.read_text()
+    text = PHASE_B_BYTES.read_text()
     body = text[text.index("void oz_pb_transpose") :]
     body = body[: body.index("\n}\n")]
     name = r"(\w+(?:\[\d\])?)"
@@ -166,7 +168,7 @@ def _gaussian_bytes_from_source() -> Callable:
     """``oz_pb_gaussian_bytes`` as the kernel spells it: the lane mask and the two
     ``__byte_perm`` selectors read from the source, the 32-bit arithmetic in uint64
     arrays (wrapped to 32 bits)."""
-    text = PHASE_B_CU.read_text()
+    text = PHASE_B_BYTES.read_text()
     body = text[text.index("void oz_pb_gaussian_bytes") :]
     body = body[: body.index("\n}\n")]
     assert "lanes = 0x00FF00FFu" in body
@@ -227,7 +229,10 @@ def test_gaussian_dp4a_sums_rebuild_re_and_im(count, rng):
         return [int(v.rstrip("u"), 16) for v in macros[name].split(",")]
 
     quads_re, quads_im = spelled("OZ_WEIGHT_RE_QUADS"), spelled("OZ_WEIGHT_IM_QUADS")
-    assert (d8, quads_re) == weight_quads(system, weights_re)
+    for quads, weights in ((quads_re, weights_re), (quads_im, weights_im)):
+        for i, w in enumerate(weights):  # byte j of W_i in byte i % 4 of quad (i // 4, j)
+            for j in range(d8):
+                assert (quads[(i // 4) * d8 + j] >> (8 * (i % 4))) & 255 == (w >> (8 * j)) & 255
     digits = -(-system.product.bit_length() // DIGIT_BITS)
     groups = -(-n // 4)
     transpose, reduce = _transpose_from_source(), _gaussian_bytes_from_source()

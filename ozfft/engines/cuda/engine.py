@@ -1837,20 +1837,18 @@ def _phase_b_vec(
     moduli: ModuliSet | ResidueSystem, is_complex: bool, col_block: int
 ) -> tuple[int, bool]:
     """Byte-plane Phase B's outputs a thread (``OZ_PB_VEC``) and whether it weights on
-    ``dp4a``: four outputs a thread where the weighting is on ``dp4a`` (real, or complex on
-    a Gaussian system), else ``_PB_VEC_REAL`` / ``_PB_VEC_COMPLEX``; one where the column
-    blocks would not be a multiple of it (a thread writes all of its adjacent outputs; the
-    last block is one too, since the CUTLASS Phase A takes ``n`` in multiples of
-    ``MODP_IGEMM_ALIGN``)."""
+    ``dp4a``: four outputs a thread where the weighting is on ``dp4a`` (real products on
+    INT8 moduli, complex ones on a Gaussian system), else ``_PB_VEC_REAL`` /
+    ``_PB_VEC_COMPLEX``, else one: the first whose multiples the column blocks are (a
+    thread writes all of its adjacent outputs; the last block is a multiple too, since the
+    CUTLASS Phase A takes ``n`` in multiples of ``MODP_IGEMM_ALIGN``)."""
     if is_complex:
-        dp4a = _PB_DP4A_COMPLEX and moduli.gaussian
-        vec = 4 if dp4a else _PB_VEC_COMPLEX
+        choices = [(4, True)] if _PB_DP4A_COMPLEX and moduli.gaussian else []
+        choices.append((_PB_VEC_COMPLEX, False))
     else:
-        vec = _PB_VEC_REAL
-        dp4a = _PB_DP4A and vec == 4
-    if col_block % vec:
-        return 1, False
-    return vec, dp4a
+        dp4a = _PB_DP4A and _PB_VEC_REAL == 4 and not moduli.gaussian
+        choices = [(_PB_VEC_REAL, dp4a)]
+    return next(((v, d) for v, d in choices if col_block % v == 0), (1, False))
 
 
 def _reconstruct_kernel(macros: Macros, is_complex: bool, vec: int = 1) -> Any:
