@@ -151,7 +151,9 @@ __device__ __forceinline__ const unsigned char* oz_pb_advance(const unsigned cha
 
 
 #ifdef OZ_PB_DP4A
-// ---- the real weighting on dp4a (OZ_PB_DP4A, OZ_PB_VEC 4) -------------------------------
+// ---- the weighting on dp4a (OZ_PB_DP4A, OZ_PB_VEC 4): real outputs, and complex ones on --
+// a Gaussian system (their residues reduced into bytes first: oz_pb_gaussian_bytes). Its
+// math is in gemm/phase_b_bytes.cuh.
 // X = sum_l r_l W_l in base-256 digits of the weights: s_j = sum_l r_l W_l[j], four moduli
 // a `dp4a` (residues of moduli 4g .. 4g+3 of one output in the bytes of one word, byte j of
 // their weights in another: constants.py, weight_quads), then X = sum_j s_j 2**(8 j) into
@@ -163,6 +165,7 @@ __device__ __forceinline__ const unsigned char* oz_pb_advance(const unsigned cha
 #error "OZ_PB_DP4A transposes 4 x 4 bytes: OZ_PB_VEC 4"
 #endif
 #include "gemm/phase_b_bytes.cuh"
+
 // the output of byte-digit sums s at exponent sh: X = sum_b s[b] 2**(8 b) folded into
 // digit sums (oz_pb_fold), reduced, rounded and scaled once (oz_crt_finish)
 __device__ __forceinline__ oz_out_real oz_pb_finish(const oz_u32 (&s)[OZ_WEIGHT_BYTES], int sh) {
