@@ -164,6 +164,15 @@ __device__ __forceinline__ const unsigned char* oz_pb_advance(const unsigned cha
 #if OZ_PB_VEC != 4
 #error "OZ_PB_DP4A transposes 4 x 4 bytes: OZ_PB_VEC 4"
 #endif
+// the fold's 64-bit adds: on the ALU pipe for real outputs, IMAD.WIDE.U32 for complex ones
+// (docs/perf-notes.md, "Complex Phase B on dp4a")
+#ifndef OZ_PB_FOLD_WIDE
+#ifdef OZ_GAUSSIAN
+#define OZ_PB_FOLD_WIDE 1
+#else
+#define OZ_PB_FOLD_WIDE 0
+#endif
+#endif
 #include "gemm/phase_b_bytes.cuh"
 
 // the output of byte-digit sums s at exponent sh: X = sum_b s[b] 2**(8 b) folded into

@@ -18,10 +18,11 @@ __device__ __forceinline__ void oz_pb_transpose(const oz_u32 (&w)[4], oz_u32 (&q
 }
 
 // acc += x 2**sh (sh < 32) on the ALU pipe (SHF, IADD3, IADD3.X): written in C, the
-// compiler makes it one IMAD.WIDE.U32, two slots of the FMA-heavy pipe that the dp4a keep
-// busy
+// compiler makes it one IMAD.WIDE.U32, two slots of the FMA-heavy pipe that the real
+// kernel's dp4a keep busy; with OZ_PB_FOLD_WIDE 1 (the complex kernel, bound by issue
+// rather than by that pipe) the one IMAD.WIDE.U32 instead of four instructions
 __device__ __forceinline__ void oz_pb_add_shifted(oz_i64& acc, oz_u32 x, int sh) {
-#ifdef __CUDA_ARCH__
+#if defined(__CUDA_ARCH__) && !(defined(OZ_PB_FOLD_WIDE) && OZ_PB_FOLD_WIDE)
     unsigned long long r;
     asm("{\n\t.reg .u32 lo, hi, alo, ahi;\n\t"
         "shf.l.clamp.b32 lo, 0, %2, %3;\n\tshf.l.clamp.b32 hi, %2, 0, %3;\n\t"
