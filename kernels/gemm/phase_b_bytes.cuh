@@ -32,7 +32,7 @@ __device__ __forceinline__ void oz_pb_add_shifted(oz_i64& acc, oz_u32 x, int sh)
         : "=l"(r)
         : "l"(acc), "r"(x), "r"(sh));
     acc = (oz_i64)r;
-#else  // (the host harness, tests/host_harness.cpp)
+#else  // OZ_PB_FOLD_WIDE (one IMAD.WIDE.U32), and the host harness (tests/host_harness.cpp)
     acc = (oz_i64)((unsigned long long)acc + ((unsigned long long)x << sh));
 #endif
 }
