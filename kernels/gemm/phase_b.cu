@@ -252,7 +252,7 @@ extern "C" __global__ void OZ_PB_REAL_VEC_BOUNDS
             out[i * ld_out + j + e] = (oz_out_real)oz_crt_finish<OZ_PREC, OZ_EMIN, OZ_EMAX>(
                 acc[e], -(sa + shift_b[j + e]));
     });
-#endif  // OZ_PB_DP4A
+#endif  // OZ_PB_DP4A && !OZ_GAUSSIAN
 }
 
 extern "C" __global__ void OZ_PB_COMPLEX_VEC_BOUNDS oz_reconstruct_complex_vec(

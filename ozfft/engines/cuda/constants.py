@@ -252,11 +252,10 @@ def gaussian_weights(moduli: ResidueSystem) -> tuple[list[int], list[int]]:
     (2j)**-1 mod P``, so that ``Re C = sum_i (C+ + C-)_i W_i 2**-1`` and ``Im C = sum_i
     (C+ - C-)_i W_i (2j)**-1 (mod P)`` (docs/numerics.md, "Complex products on Gaussian
     moduli")."""
-    product, roots = moduli.product, moduli.roots
-    pairs = list(zip(moduli.weights, roots, strict=True))
-    return [w * inv2 % product for w, (_, inv2, _) in pairs], [
-        w * inv2j % product for w, (_, _, inv2j) in pairs
-    ]
+    product, pairs = moduli.product, list(zip(moduli.weights, moduli.roots, strict=True))
+    weights_re = [w * inv2 % product for w, (_, inv2, _) in pairs]
+    weights_im = [w * inv2j % product for w, (_, _, inv2j) in pairs]
+    return weights_re, weights_im
 
 
 #: Phase B takes INT32 sums below ``2**RAW_SUM_BITS`` in magnitude as they are (the bound
