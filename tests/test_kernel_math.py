@@ -108,7 +108,7 @@ def _int32_representatives(u, moduli, rng, bits=31):
     return t.astype(np.int32)
 
 
-@pytest.mark.parametrize("count", [2, 5, 7, 14, 16, 20])
+@pytest.mark.parametrize("count", [2, 5, 7, 11, 14, 15, 16, 19, 20])
 @pytest.mark.parametrize("binary32", [False, True])
 @pytest.mark.parametrize("raw_sums", [False, True])
 def test_kernel_crt_round_matches_reference(harness, count, binary32, raw_sums, rng):
@@ -162,7 +162,7 @@ def _word_boundary_values(half: int, rng) -> list[int]:
     return [v for v in vals if abs(v) < half]
 
 
-@pytest.mark.parametrize("count", [5, 10, 14, 16, 20])
+@pytest.mark.parametrize("count", [5, 10, 14, 15, 16, 20])
 @pytest.mark.parametrize("binary32", [False, True])
 def test_kernel_crt_round_window_edges_and_normal_limit(harness, count, binary32, rng):
     """oz_crt_finish at the edges of its fast path (the window read off the top digits):

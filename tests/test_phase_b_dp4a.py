@@ -265,3 +265,45 @@ def test_gaussian_dp4a_sums_rebuild_re_and_im(count, rng):
                 assert x == sum(r * w for r, w in zip(reduced, weights, strict=True))
                 unreduced = sum(t * w for t, w in zip(terms, weights, strict=True))
                 assert (x - unreduced) % system.product == 0
+
+
+def test_reconstruct_kernel_takes_dp4a_explicitly():
+    """The engine asks for the dp4a kernel by argument, not by what the macros carry: with
+    the weights' bytes but without ``dp4a`` it builds the ``IMAD.WIDE`` kernel, and ``dp4a``
+    without the weights' bytes, or with other than four outputs a thread, is refused before
+    any kernel is built (so on a machine without a GPU too)."""
+    from ozfft.engines.cuda import engine
+
+    built = []
+    original = engine.get_function
+    engine.get_function = lambda source, name, macros: built.append((name, dict(macros)))
+    try:
+        system = moduli_set(15)
+        weights = phase_b_macros(system, out_float=False, byte_planes=True, dp4a_weights=True)
+        plain = phase_b_macros(system, out_float=False, byte_planes=True)
+        engine._reconstruct_kernel(weights, False, 4)
+        engine._reconstruct_kernel(weights, False, 4, dp4a=True)
+        for macros, vec in ((plain, 4), (weights, 2)):
+            with pytest.raises(ValueError, match="four outputs a thread and the weights"):
+                engine._reconstruct_kernel(macros, False, vec, dp4a=True)
+    finally:
+        engine.get_function = original
+    assert [name for name, _ in built] == ["oz_reconstruct_real_vec"] * 2
+    assert "OZ_PB_DP4A" not in built[0][1] and built[1][1]["OZ_PB_DP4A"] == "1"
+
+
+@pytest.mark.parametrize(("count", "used"), [(3, 1), (7, 2), (11, 2), (14, 3), (15, 2), (16, 3)])
+def test_quotient_reads_the_fewest_digit_sums_that_keep_its_bound(count, used):
+    """``OZ_QUOTIENT_DIGITS``: the finish's quotient estimate reads the fewest top digit sums
+    (at most three) whose dropped digits, each below ``2**62``, move ``X / P`` by at most
+    ``2**-21``; ``OZ_INV_P_TOP`` scales by the dropped digits' weight."""
+    system = moduli_set(count)
+    macros = phase_b_macros(system, out_float=False)
+    digits = int(macros["OZ_DIGITS"])
+    assert int(macros["OZ_QUOTIENT_DIGITS"]) == used
+    dropped = digits - used
+    assert float.fromhex(macros["OZ_INV_P_TOP"]) == 2.0 ** (DIGIT_BITS * dropped) / system.product
+    slack = sum(2 ** (62 + DIGIT_BITS * d) for d in range(dropped))
+    assert slack * 2**21 <= system.product
+    if used > 1:  # one digit fewer would not do
+        assert sum(2 ** (62 + DIGIT_BITS * d) for d in range(dropped + 1)) * 2**21 > system.product

@@ -436,12 +436,17 @@ __device__ __forceinline__ void oz_crt_add_complex(oz_i64 (&re)[OZ_DIGITS],
                              [&] { return oz_partial_residue((int)cl[3 * plane], l); }, nprod, l);
 }
 
-// The value of the top three (or fewer) digits times 2**-(31 t), t the digits below them.
+// The value of the top OZ_QUOTIENT_DIGITS (at most three) digits times 2**-(31 t), t the
+// digits below them (constants.py, _crt_macros: as few as keep X / P within 2**-21)
+#ifndef OZ_QUOTIENT_DIGITS
+#define OZ_QUOTIENT_DIGITS 3
+#endif
 template <typename D>
 __device__ __forceinline__ double oz_top_digits(const D (&d)[OZ_DIGITS]) {
     double a = 0.0;
 #pragma unroll
-    for (int l = OZ_DIGITS - 1; l >= 0 && l >= OZ_DIGITS - 3; --l) a = a * 0x1p31 + (double)d[l];
+    for (int l = OZ_DIGITS - 1; l >= 0 && l >= OZ_DIGITS - OZ_QUOTIENT_DIGITS; --l)
+        a = a * 0x1p31 + (double)d[l];
     return a;
 }
 
@@ -623,9 +628,9 @@ __device__ __forceinline__ double oz_crt_finish(const oz_i64 (&acc)[OZ_DIGITS], 
     oz_i64 r[OZ_DIGITS];  // X, then x = X - q P, in digits
 #pragma unroll
     for (int l = 0; l < OZ_DIGITS; ++l) r[l] = acc[l];
-    // q = round(X / P), |q| < 2**31 (|X| < 2**31 P), from the top three digit sums as they
-    // are (each below 2**62, not normalized): their float64 rounding and the digits below
-    // them move X / P by less than 2**-19, so q is the nearest integer or off by one;
+    // q = round(X / P), |q| < 2**31 (|X| < 2**31 P), from the top digit sums as they are
+    // (each below 2**62, not normalized; oz_top_digits): their float64 rounding and the
+    // digits below them move X / P by less than 2**-19, so q is the nearest integer or off by one;
     // taking q P off normalizes the digits
     oz_add_multiple_p(r, -(oz_i64)oz_low_int(fma(oz_top_digits(r), OZ_INV_P_TOP, OZ_MAGIC)));
     // x lies in [T B, (T + 1) B) for T = oz_top_two(r), and P / 2 in [H B, (H + 1) B) for H

@@ -73,14 +73,28 @@ __device__ __forceinline__ void oz_pb_gaussian_bytes(oz_u32 w1, oz_u32 w2, int p
 #define OZ_PB_DP4A_PER_WEIGHT (OZ_WEIGHT_BYTES <= 16 ? 4 : 2)
 #endif
 #endif
-// immediates (an IMAD.MOV where a weight is not in a register): in __constant__ memory
-// ptxas holds all of them in registers (~120 a thread) and Phase B runs ~10 % slower
+// immediates (a UMOV each, shared by the dp4a of every output a thread), or in __constant__
+// memory (OZ_PB_WEIGHTS_CONSTANT 1: a ULDC.64 brings two): the complex kernel runs 2-3 %
+// faster from constant memory, the real one 1-5 % slower (docs/perf-notes.md, "The
+// weights in constant memory, the quotient from fewer digits")
+#ifndef OZ_PB_WEIGHTS_CONSTANT
+#ifdef OZ_GAUSSIAN
+#define OZ_PB_WEIGHTS_CONSTANT 1
+#else
+#define OZ_PB_WEIGHTS_CONSTANT 0
+#endif
+#endif
+#if OZ_PB_WEIGHTS_CONSTANT
+#define OZ_PB_WEIGHTS_SPACE __constant__
+#else
+#define OZ_PB_WEIGHTS_SPACE __device__ constexpr
+#endif
 #ifdef OZ_GAUSSIAN
 // the weights of Re and Im (constants.py, gaussian_weights): complex products on byte planes
-__device__ constexpr oz_u32 oz_weight_re_quads[OZ_QUADS * OZ_WEIGHT_BYTES] = {OZ_WEIGHT_RE_QUADS};
-__device__ constexpr oz_u32 oz_weight_im_quads[OZ_QUADS * OZ_WEIGHT_BYTES] = {OZ_WEIGHT_IM_QUADS};
+OZ_PB_WEIGHTS_SPACE oz_u32 oz_weight_re_quads[OZ_QUADS * OZ_WEIGHT_BYTES] = {OZ_WEIGHT_RE_QUADS};
+OZ_PB_WEIGHTS_SPACE oz_u32 oz_weight_im_quads[OZ_QUADS * OZ_WEIGHT_BYTES] = {OZ_WEIGHT_IM_QUADS};
 #else
-__device__ constexpr oz_u32 oz_weight_quads[OZ_QUADS * OZ_WEIGHT_BYTES] = {OZ_WEIGHT_QUADS};
+OZ_PB_WEIGHTS_SPACE oz_u32 oz_weight_quads[OZ_QUADS * OZ_WEIGHT_BYTES] = {OZ_WEIGHT_QUADS};
 #endif
 static_assert(4 % OZ_PB_DP4A_PER_WEIGHT == 0, "1, 2 or 4 outputs a weight");
 static_assert(8 * (OZ_WEIGHT_BYTES - 1) < 31 * OZ_DIGITS, "every weight byte in a digit");

@@ -975,7 +975,7 @@ class CudaEngine(Engine):
                     workspace=scratch.data.ptr, workspace_bytes=workspace,
                 )  # fmt: skip
 
-        reconstruct = _reconstruct_kernel(macros, is_complex, vec)
+        reconstruct = _reconstruct_kernel(macros, is_complex, vec, dp4a=dp4a)
         return _BlockPhaseA("CUTLASS byte-plane", ws, cp.uint8, reconstruct, vec, fill)
 
     def fused_product(
@@ -1851,14 +1851,19 @@ def _phase_b_vec(
     return next(((v, d) for v, d in choices if col_block % v == 0), (1, False))
 
 
-def _reconstruct_kernel(macros: Macros, is_complex: bool, vec: int = 1) -> Any:
+def _reconstruct_kernel(
+    macros: Macros, is_complex: bool, vec: int = 1, *, dp4a: bool = False
+) -> Any:
     """Phase B's kernel (``gemm/phase_b.cu``) for real or complex outputs; ``vec > 1``:
     the byte planes' ``_vec`` kernel, ``vec`` adjacent outputs a thread (``OZ_PB_VEC``),
-    weighted on ``dp4a`` where ``macros`` carry the weights' bytes (``OZ_PB_DP4A``)."""
+    with ``dp4a`` weighted on ``dp4a`` (``OZ_PB_DP4A``: ``macros`` from
+    :func:`phase_b_macros` with ``dp4a_weights``)."""
     name = "oz_reconstruct_complex" if is_complex else "oz_reconstruct_real"
+    if dp4a and (vec != 4 or "OZ_WEIGHT_BYTES" not in macros):
+        raise ValueError("the dp4a weighting takes four outputs a thread and the weights' bytes")
     if vec > 1:
         macros, name = macros | {"OZ_PB_VEC": str(vec)}, name + "_vec"
-        if "OZ_WEIGHT_BYTES" in macros:  # (phase_b_macros with dp4a_weights)
+        if dp4a:
             macros = macros | {"OZ_PB_DP4A": "1"}
     return get_function(_PHASE_B_CU, name, macros)
 
