@@ -62,9 +62,9 @@ def test_byte_planes_are_the_products_mod_p(igemm, m, n, kp, rng):
     (-128)(-128), and the first k past the short one), tile edges in m and n, k not a
     multiple of the 128-byte stage, and the power-of-two modulus 256; bytes past n are left
     alone."""
-    from ozfft.ozaki.moduli import moduli_set
+    from ozfft.ozaki.residue_system import int8_system
 
-    moduli = moduli_set(16).moduli[: 3 if kp > 4096 else 16]
+    moduli = int8_system(16).moduli[: 3 if kp > 4096 else 16]
     count = len(moduli)
     a = rng.integers(-128, 128, (count, m, kp), dtype=np.int8)
     bt = rng.integers(-128, 128, (count, n, kp), dtype=np.int8)

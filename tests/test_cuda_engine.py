@@ -351,9 +351,9 @@ def test_residue_planes_on_gpu_both_roundings(rounding, dtype, rng):
     residues of the same scaled integers under each rounding rule, ties and the 64
     threshold included (and the rules differ on these inputs)."""
     from ozfft.engines.select import cuda_engine, numpy_engine
-    from ozfft.ozaki.moduli import moduli_set
+    from ozfft.ozaki.residue_system import int8_system
 
-    moduli = moduli_set(16)
+    moduli = int8_system(16)
     x = phi_matrix(rng, (11, 96), 3.0, dtype)
     shift = rng.integers(-10, 60, 11)
     # row 0: scaled values on ties and around 64 (shift 0)
@@ -378,7 +378,7 @@ def test_fast_shift_kernel_is_the_rule(rng):
     integers of the rules in ozfft.ozaki.scaling, for one budget and for a tuple of them
     (stacked)."""
     from ozfft.engines.select import cuda_engine, numpy_engine
-    from ozfft.ozaki.moduli import moduli_set
+    from ozfft.ozaki.residue_system import int8_system
     from ozfft.ozaki.scaling import ZERO_ROW_EXP
 
     sumsq = rng.integers(0, 2**62, (3, 70)).astype(np.int64)
@@ -386,8 +386,8 @@ def test_fast_shift_kernel_is_the_rule(rng):
     max_exp = rng.integers(-1100, 1030, (3, 70)).astype(np.int64)
     max_exp[0, 0] = ZERO_ROW_EXP
     engine, ref = cuda_engine(), numpy_engine()
-    budgets = tuple(moduli_set(n).budget_bits for n in range(14, 21))
-    for budget in (moduli_set(16).budget_bits, budgets):
+    budgets = tuple(int8_system(n).budget_bits for n in range(14, 21))
+    for budget in (int8_system(16).budget_bits, budgets):
         got = engine.fast_shift(cp.asarray(max_exp), cp.asarray(sumsq), budget)
         np.testing.assert_array_equal(cp.asnumpy(got), ref.fast_shift(max_exp, sumsq, budget))
     assert engine.fast_shift(cp.asarray(max_exp), cp.asarray(sumsq), budgets).shape == (7, 3, 70)

@@ -25,8 +25,8 @@ from ozfft.engines.cuda.constants import (
 from ozfft.engines.cuda.sources import kernel_dir
 from ozfft.engines.numpy import phase_a as numpy_phase_a
 from ozfft.engines.select import numpy_engine
-from ozfft.ozaki.moduli import int_to_limbs, moduli_set
-from ozfft.ozaki.residue_system import ResidueSystem, fp8_system
+from ozfft.ozaki.moduli import int_to_limbs
+from ozfft.ozaki.residue_system import ResidueSystem, fp8_system, int8_system
 from ozfft.reference import phi_matrix
 from ozfft.scheme import gemm
 
@@ -97,8 +97,8 @@ def test_fp8_phase_b_macros_hold_the_system(system):
         assert int(macros["OZ_MAX_MODULUS"]) == max(system.moduli) > 256
         assert ("OZ_OUT_FLOAT" in macros) == out_float
         assert macros["OZ_MODULI"] == ",".join(map(str, system.moduli))
-    int8 = phase_b_macros(moduli_set(16), out_float=False)
-    assert int8["OZ_MODULI"] == ",".join(map(str, moduli_set(16).moduli))
+    int8 = phase_b_macros(int8_system(16), out_float=False)
+    assert int8["OZ_MODULI"] == ",".join(map(str, int8_system(16).moduli))
 
 
 def test_fp8_macros_refuse_what_the_kernels_cannot_hold():
@@ -381,14 +381,14 @@ def test_fp8_needs_fp8_tensor_cores(cp, monkeypatch):
         engine.modular_products(None, None, system)
     with pytest.raises(DeviceUnavailableError, match=match):
         gemm.emulated_matmul(engine, x, x.T, mode="fast", out_dtype=np.float64, system=system)
-    engine.residues(x, shift, moduli_set(8))  # the INT8 Phase A needs no FP8
+    engine.residues(x, shift, int8_system(8))  # the INT8 Phase A needs no FP8
 
 
 @pytest.mark.gpu
 def test_fp8_stacks_of_the_wrong_kind_are_refused(engine, cp):
     """INT8 residue planes given with an FP8 system (and the other way round) are an error."""
     x, shift = cp.ones((4, 8)), cp.zeros(4, cp.int32)
-    int8 = engine.residues(x, shift, moduli_set(11))
+    int8 = engine.residues(x, shift, int8_system(11))
     with pytest.raises(ValueError, match="not the FP8 digit planes"):
         engine.exact_product(int8, int8, shift, shift, SQUARES, cp.float64)
     fp8 = engine.residues(x, shift, SQUARES)

@@ -12,7 +12,7 @@ import ozfft
 from ozfft.engines.base import PendingProbe
 from ozfft.linalg import matmul_plan
 from ozfft.ozaki import bounds
-from ozfft.ozaki.moduli import moduli_set
+from ozfft.ozaki.residue_system import int8_system
 from ozfft.reference import phi_matrix
 from ozfft.scheme.gemm import compute_shifts
 from tests.helpers import staged_tiled_probe
@@ -71,7 +71,7 @@ def test_probe_is_the_staged_tiled_test(shape, dtype, kind, rng):
         )
         for r, count in ((r0, 16), (r0 + 40, 14), (r0 - 30, 20), (r0 + 90, 8)):
             want, kwargs, index = staged_tiled_probe(
-                numpy_engine, xa, xb, budget_bits=moduli_set(count).budget_bits, r=r
+                numpy_engine, xa, xb, budget_bits=int8_system(count).budget_bits, r=r
             )
             index = None if index is None else cp.asarray(index)
             given = cuda_engine.tiled_plan_probe(da, db, **kwargs, stats=stats, index=index)
@@ -208,7 +208,7 @@ def test_probe_prepares_a_view_it_cannot_read_in_place(dtype, rng):
         (wide[:, :, ::2], dwide[:, :, ::2]),
         (np.broadcast_to(wide[:1], wide.shape), cp.broadcast_to(dwide[:1], wide.shape)),
     )
-    budget = moduli_set(16).budget_bits
+    budget = int8_system(16).budget_bits
     for b, db in views:
         bt = np.ascontiguousarray(b.swapaxes(-1, -2))
         want, kwargs, _ = staged_tiled_probe(numpy_engine, a, bt, budget_bits=budget, r=r)
@@ -249,7 +249,7 @@ def test_the_deferred_test_waits_for_the_rows_on_a_users_stream(rng):
     bt = np.ascontiguousarray(b.swapaxes(-1, -2))
     r = bounds.truncation_budget(2 * k, "fp64", 53, 1)
     want, kwargs, _ = staged_tiled_probe(
-        numpy_engine, a, bt, budget_bits=moduli_set(16).budget_bits, r=r
+        numpy_engine, a, bt, budget_bits=int8_system(16).budget_bits, r=r
     )
     stream = cp.cuda.Stream(non_blocking=True)
     with stream:

@@ -70,11 +70,11 @@ def test_fused_product_is_residues_then_exact_product(rounding, dtype, rng):
     """Engine level, both roundings of the scaled integers (row maxima scaled to 2**48:
     the other entries keep fractions, so nearest and trunc differ, and |A' B'^T| stays
     far below P / 2 = 2**109), against the NumPy engine's staged product."""
-    from ozfft.ozaki.moduli import moduli_set
+    from ozfft.ozaki.residue_system import int8_system
     from ozfft.scheme.gemm import gaussian_system_for
 
     host, gpu = _engines()
-    moduli = moduli_set(14)
+    moduli = int8_system(14)
     if dtype == np.complex128:
         moduli = gaussian_system_for(moduli)
     a = phi_matrix(rng, (3, 40, 33), 2.0, dtype)
@@ -128,10 +128,10 @@ def test_fused_stack_past_the_grid_limit(m, grid_z, rng, monkeypatch):
 def test_fused_declines_what_it_cannot_read(rng):
     """The seam stages (returns None) for empty products, strided views and operands that
     are not float64 / complex128 rows, instead of reading them as prepared rows."""
-    from ozfft.ozaki.moduli import moduli_set
+    from ozfft.ozaki.residue_system import int8_system
 
     _, gpu = _engines()
-    moduli = moduli_set(10)
+    moduli = int8_system(10)
     x = cp.asarray(phi_matrix(rng, (2, 5, 40), 1.0))  # k = 40: the kernel's
     bt = x[:, :3].copy()
     wide = cp.asarray(phi_matrix(rng, (2, 5, 70), 1.0))
@@ -173,11 +173,11 @@ def test_counted_product_leaves_non_finite_to_the_caller(dtype, rng):
     """``counted=True`` (the plan probe has counted NaN and Inf): the product is queued and
     returned without reading its own count, so NaN input raises nothing here; the same
     call without it raises the count, and on finite input both give the same bits."""
-    from ozfft.ozaki.moduli import moduli_set
+    from ozfft.ozaki.residue_system import int8_system
     from ozfft.scheme.gemm import gaussian_system_for
 
     _, gpu = _engines()
-    moduli = moduli_set(10)
+    moduli = int8_system(10)
     if dtype == np.complex128:
         moduli = gaussian_system_for(moduli)
     a = cp.asarray(phi_matrix(rng, (3, 20, 40), 1.0, dtype))

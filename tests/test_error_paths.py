@@ -11,7 +11,7 @@ from ozfft.engines import NumpyEngine
 from ozfft.engines.cuda import sources
 from ozfft.engines.numpy.exact import exact_int_matmul
 from ozfft.fourier.roots import fixed_roots
-from ozfft.ozaki.moduli import moduli_set
+from ozfft.ozaki.residue_system import int8_system
 
 
 @pytest.mark.parametrize(
@@ -42,7 +42,7 @@ def test_fft_moduli_type():
 
 def test_mixed_residue_stacks_rejected():
     eng = NumpyEngine()
-    mods = moduli_set(4)
+    mods = int8_system(4)
     real = eng.residues(np.ones((2, 3)), np.zeros(2, np.int64), mods)
     cplx = eng.residues(np.ones((2, 3), complex), np.zeros(2, np.int64), mods)
     with pytest.raises(ValueError, match="both residue stacks must be real or both complex"):
@@ -70,7 +70,7 @@ def test_unknown_rounding_of_the_scaled_integers_is_refused():
     with pytest.raises(ValueError, match=r"rounding is one of \('trunc', 'nearest'\), not 'up'"):
         scaled_integers(np, x, shift, "up")
     with pytest.raises(ValueError, match=r"rounding is one of .*not 'round'"):
-        NumpyEngine().residues(x, np.zeros(2, np.int64), moduli_set(4), "round")
+        NumpyEngine().residues(x, np.zeros(2, np.int64), int8_system(4), "round")
     with pytest.raises(ValueError, match=r"rounding is one of .*not 'ceil'"):
         rounding_macros("ceil")
 

@@ -9,7 +9,7 @@ import pytest
 
 import ozfft
 from ozfft.engines.numpy.phase_b import FLOAT32, FLOAT64, kulisch_reconstruct
-from ozfft.ozaki.moduli import moduli_set
+from ozfft.ozaki.residue_system import int8_system
 from ozfft.reference import exact_matmul, max_relative_error, phi_matrix
 
 from .helpers import round_f32, round_f64
@@ -20,7 +20,7 @@ pytestmark = pytest.mark.slow
 
 @pytest.mark.parametrize("count", range(2, 21))
 def test_phase_b_fuzz_every_moduli_count(count):
-    moduli = moduli_set(count)
+    moduli = int8_system(count)
     for seed in range(20):
         rng = np.random.default_rng(1000 * count + seed)
         values = _edge_values(moduli.product // 2, rng)

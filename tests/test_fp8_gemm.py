@@ -11,7 +11,7 @@ import pytest
 from ozfft.engines.base import ResidueStack
 from ozfft.engines.numpy import phase_a
 from ozfft.engines.select import numpy_engine
-from ozfft.ozaki.moduli import MAX_MODULI, MIN_MODULI, limbs_to_int, moduli_set
+from ozfft.ozaki.moduli import MAX_MODULI, MIN_MODULI, limbs_to_int
 from ozfft.ozaki.residue_system import ResidueSystem, fp8_system, int8_system
 from ozfft.reference import exact_matmul, max_relative_error, phi_matrix
 from ozfft.scheme import gemm
@@ -47,7 +47,7 @@ def test_fp8_system_has_exact_phase_b_constants(system):
 
 @pytest.mark.parametrize("count", range(MIN_MODULI, MAX_MODULI + 1))
 def test_int8_system_phase_b_constants_are_the_moduli_tables(count):
-    system, table = int8_system(count), moduli_set(count)
+    system, table = int8_system(count), int8_system(count)
     assert system.phase_a == table.phase_a == "int8"
     assert system.budget_bits == table.budget_bits and system.num_limbs == table.num_limbs
     np.testing.assert_array_equal(system.weight_limbs(), table.weight_limbs())
@@ -119,7 +119,7 @@ def test_fp8_matmul_rebuilds_the_same_integers_as_int8(rng):
     integer product, so the results are bitwise equal (real and complex)."""
     engine = numpy_engine()
     fp8, count = fp8_system(126), 16
-    smaller = min((fp8, moduli_set(count)), key=lambda m: m.budget_bits)  # its budget fits both
+    smaller = min((fp8, int8_system(count)), key=lambda m: m.budget_bits)  # its budget fits both
     for dtype in (np.float64, np.complex128):
         a = phi_matrix(rng, (2, 24, 40), 0.5, dtype)
         b = phi_matrix(rng, (2, 40, 16), 0.5, dtype)
@@ -181,7 +181,7 @@ def test_the_cuda_engine_refuses_an_fp8_system():
     matrices) are INT8 only: an FP8 system is a clear error there."""
     from ozfft.engines.cuda.engine import _require_int8
 
-    _require_int8(moduli_set(8))
+    _require_int8(int8_system(8))
     with pytest.raises(
         NotImplementedError,
         match=r"integer residues .* are INT8 only; 'fp8' runs there on the NumPy engine",

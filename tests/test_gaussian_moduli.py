@@ -12,7 +12,7 @@ import ozfft
 from ozfft.engines.base import ResidueStack, complex_products
 from ozfft.engines.numpy import phase_a
 from ozfft.engines.numpy.engine import NumpyEngine
-from ozfft.ozaki.moduli import MAX_MODULI, moduli_set
+from ozfft.ozaki.moduli import MAX_MODULI
 from ozfft.ozaki.residue_system import GAUSSIAN_MODULI, gaussian_system, int8_system
 from ozfft.reference import phi_matrix
 from ozfft.scheme.gemm import emulated_matmul, gaussian_system_for
@@ -51,8 +51,8 @@ def test_roots_and_inverses():
 
 @pytest.mark.parametrize("count", range(2, MAX_MODULI + 1))
 def test_stand_in_holds_the_int8_budget_with_fewest_moduli(count):
-    budget = moduli_set(count).budget_bits
-    system = gaussian_system_for(moduli_set(count))
+    budget = int8_system(count).budget_bits
+    system = gaussian_system_for(int8_system(count))
     if system is None:  # past the table: Karatsuba on the INT8 moduli
         assert math.prod(GAUSSIAN_MODULI).bit_length() - 1 < budget
         return
@@ -65,7 +65,7 @@ def test_stand_in_holds_the_int8_budget_with_fewest_moduli(count):
 
 def test_default_counts_save_a_third_of_the_products():
     for count, products in ((16, 36), (15, 32), (8, 18)):
-        assert 2 * gaussian_system_for(moduli_set(count)).count == products
+        assert 2 * gaussian_system_for(int8_system(count)).count == products
 
 
 def _exact_residues(a: np.ndarray, bt: np.ndarray, p: int):
@@ -109,7 +109,7 @@ def test_method_and_system_must_agree():
     stack = _stack(np.ones((2, 3), np.complex128), system.moduli)
     with pytest.raises(ValueError, match="Gaussian residue system"):
         phase_a.modular_products(stack, stack, system, complex_method="karatsuba")
-    int8 = moduli_set(4)
+    int8 = int8_system(4)
     with pytest.raises(ValueError, match="Gaussian residue system"):
         phase_a.modular_products(
             _stack(np.ones((2, 3)), int8.moduli),
@@ -152,7 +152,7 @@ def test_matmul_plans_report_the_gaussian_system(rng):
     assert system is gaussian_system_for(plan.system)
     real = ozfft.linalg.matmul_plan(a.real, a.real.T)
     assert not real.is_complex and real.phase_a_system is real.system
-    assert ozfft.linalg.matmul_plan(a, a.T, moduli=20).phase_a_system is moduli_set(20)
+    assert ozfft.linalg.matmul_plan(a, a.T, moduli=20).phase_a_system is int8_system(20)
 
 
 def test_a_native_plan_names_why_it_has_no_moduli():

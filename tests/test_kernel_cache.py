@@ -34,8 +34,8 @@ from ozfft.engines.cuda.sources import (
     source_stem,
 )
 from ozfft.errors import KernelCompileError
-from ozfft.ozaki.moduli import ModuliSet, moduli_set
-from ozfft.ozaki.residue_system import gaussian_system
+from ozfft.ozaki.moduli import INT8_MODULI
+from ozfft.ozaki.residue_system import ResidueSystem, gaussian_system, int8_system
 
 # -- the shipped tree ----------------------------------------------------------------
 
@@ -198,7 +198,7 @@ def test_shipped_probe_edit_leaves_gemm_keys(tmp_path):
     """A change to probes/ceilings.cu must not recompile gemm/phase_b.cu, and back."""
     root = tmp_path / "kernels"
     shutil.copytree(kernel_dir(), root)
-    macros = phase_b_macros(moduli_set(8), out_float=False)
+    macros = phase_b_macros(int8_system(8), out_float=False)
 
     def keys():
         return (
@@ -363,16 +363,18 @@ def test_real_compile_without_cuda_python_says_what_to_install(kernel_tree, tmp_
 
 def test_macro_sets_are_built_once():
     assert scaling_macros() is scaling_macros()
-    a = moduli_macros(moduli_set(16), with_limbs=True)
-    assert a is moduli_macros(ModuliSet(16), with_limbs=True)  # keyed on equal moduli
-    assert a is not moduli_macros(moduli_set(16), with_limbs=False)
-    assert a is not moduli_macros(moduli_set(15), with_limbs=True)
-    single = phase_b_macros(moduli_set(16), out_float=True)
-    assert single is phase_b_macros(moduli_set(16), out_float=True)
-    assert phase_b_macros(moduli_set(16), out_float=False) is a
+    a = moduli_macros(int8_system(16), with_limbs=True)
+    equal = ResidueSystem("int8", INT8_MODULI[:16], (1,) * 16, 128, 31)  # not the cached one
+    assert equal is not int8_system(16)
+    assert a is moduli_macros(equal, with_limbs=True)  # keyed on equal moduli
+    assert a is not moduli_macros(int8_system(16), with_limbs=False)
+    assert a is not moduli_macros(int8_system(15), with_limbs=True)
+    single = phase_b_macros(int8_system(16), out_float=True)
+    assert single is phase_b_macros(int8_system(16), out_float=True)
+    assert phase_b_macros(int8_system(16), out_float=False) is a
     assert dict(single) == {**a, "OZ_OUT_FLOAT": "1"}
     # a Gaussian system of as many moduli is another set, with its roots and inverses
-    gauss = gaussian_system(moduli_set(15).budget_bits)
+    gauss = gaussian_system(int8_system(15).budget_bits)
     assert gauss.count == 16
     g = moduli_macros(gauss, with_limbs=True)
     assert g is not a and "OZ_GAUSSIAN" in g and "OZ_GAUSSIAN" not in a
@@ -393,7 +395,7 @@ def test_macros_are_immutable_sorted_and_hashable():
         m["OZ_C"] = "3"  # type: ignore[index]
     assert (m | {"OZ_A": "9"})["OZ_A"] == "9" and m["OZ_A"] == "1"
     assert ({"OZ_C": "3"} | m).pairs[-1] == ("OZ_C", "3")
-    assert moduli_macros(moduli_set(4), with_limbs=False)["OZ_MODULI"] == "256,255,253,251"
+    assert moduli_macros(int8_system(4), with_limbs=False)["OZ_MODULI"] == "256,255,253,251"
 
 
 def test_get_function_passes_cached_macros_unchanged(monkeypatch):
@@ -410,7 +412,7 @@ def test_get_function_passes_cached_macros_unchanged(monkeypatch):
     fake_cupy = SimpleNamespace(cuda=SimpleNamespace(Device=lambda: SimpleNamespace(id=3)))
     monkeypatch.setitem(sys.modules, "cupy", fake_cupy)
     monkeypatch.setattr(compiler, "load_module", load_module)
-    macros = phase_b_macros(moduli_set(8), out_float=False)
+    macros = phase_b_macros(int8_system(8), out_float=False)
     assert compiler.get_function("gemm/phase_b.cu", "oz_reconstruct_real", macros) == (
         "oz_reconstruct_real"
     )

@@ -25,8 +25,7 @@ from ozfft.engines.cuda.sources import kernel_dir
 from ozfft.engines.numpy.phase_b import FLOAT32, FLOAT64, kulisch_reconstruct
 from ozfft.engines.numpy.residues import residues as numpy_residues
 from ozfft.engines.numpy.scaling import row_stats as numpy_row_stats
-from ozfft.ozaki.moduli import moduli_set
-from ozfft.ozaki.residue_system import gaussian_system
+from ozfft.ozaki.residue_system import gaussian_system, int8_system
 from ozfft.ozaki.scaling import ZERO_ROW_EXP, fast_shift, norm1_exponent_fast
 from ozfft.scheme.gemm import gaussian_system_for
 
@@ -48,7 +47,7 @@ def harness(tmp_path_factory):
         count = count_or_system
         key = (count, rounding, raw_sums, dp4a)
         if key not in libs:
-            system = moduli_set(count) if isinstance(count, int) else count
+            system = int8_system(count) if isinstance(count, int) else count
             out = tmp_path_factory.mktemp(f"harness{system.count}")
             macros = (
                 scaling_macros()
@@ -117,7 +116,7 @@ def test_kernel_crt_round_matches_reference(harness, count, binary32, raw_sums, 
     exact correction, one rounding) against Python integers and the NumPy engine, for
     values up to P/2 and near rounding ties."""
     lib = harness(count, raw_sums=raw_sums)
-    moduli = moduli_set(count)
+    moduli = int8_system(count)
     values = _edge_values(moduli.product // 2, rng)
     lo, hi = (-330, 200) if binary32 else (-1250, 1100)
     shifts = rng.integers(lo, hi, len(values)).astype(np.int32)
@@ -171,7 +170,7 @@ def test_kernel_crt_round_window_edges_and_normal_limit(harness, count, binary32
     normal number (where the fast path must hand over to the subnormal rounding), against
     Python integers."""
     lib = harness(count)
-    moduli = moduli_set(count)
+    moduli = int8_system(count)
     values = _word_boundary_values(moduli.product // 2, rng)
     emin, lo, hi = (-126, -330, 200) if binary32 else (-1022, -1250, 1100)
     cases = [(v, int(s)) for v, s in zip(values, rng.integers(lo, hi, len(values)), strict=True)]
@@ -211,7 +210,12 @@ def test_kernel_crt_round_fp8_system(harness, rng):
 
 @pytest.mark.parametrize(
     "system, nprod",
-    [(gaussian_system(150), 2), (gaussian_system(31), 2), (moduli_set(16), 3), (moduli_set(20), 4)],
+    [
+        (gaussian_system(150), 2),
+        (gaussian_system(31), 2),
+        (int8_system(16), 3),
+        (int8_system(20), 4),
+    ],
     ids=["gaussian-22", "gaussian-5", "karatsuba-16", "four-20"],
 )
 @pytest.mark.parametrize("raw_sums", [False, True])
@@ -295,7 +299,7 @@ def test_kernel_residues_match_numpy_engine(harness, count, digits, rounding, rn
     integers (both rules, ties included) and the NumPy engine's, in [-p/2, p/2], for
     scaled entries up to 2**79."""
     lib = harness(count, rounding)
-    moduli = moduli_set(count)
+    moduli = int8_system(count)
     x, shifts = _residue_inputs(rng, 4000)
     out = np.empty((4000, count), np.int32)
     getattr(lib, digits)(_ptr(x), _ptr(shifts), _ptr(out), ctypes.c_long(4000))
@@ -357,7 +361,7 @@ def test_kernel_fast_shift_matches_the_rule(harness, count, rng):
     ozfft.ozaki.scaling.fast_shift."""
     lib = harness(16)
     max_exp, sumsq = _row_rule_inputs(rng)
-    budget = moduli_set(count).budget_bits
+    budget = int8_system(count).budget_bits
     out = np.empty_like(sumsq)
     lib.oz_host_fast_shift(
         _ptr(max_exp), _ptr(sumsq), ctypes.c_longlong(budget), _ptr(out), ctypes.c_long(out.size)
@@ -476,13 +480,13 @@ def test_kernel_mod_nonneg(harness, rng):
     t = t.astype(np.int32)
     out = np.empty((t.size, 20), np.uint32)
     lib.oz_host_mod_nonneg(_ptr(t), _ptr(out), ctypes.c_long(t.size))
-    for i, p in enumerate(moduli_set(20).moduli):
+    for i, p in enumerate(int8_system(20).moduli):
         np.testing.assert_array_equal(out[:, i], t % p)
     # the small-product kernel's form for |t| < 2**30
     small = np.concatenate([t[:3000] // 2, [0, -1, 1, 2**30 - 1, -(2**30) + 1]]).astype(np.int32)
     out = np.empty((small.size, 20), np.uint32)
     lib.oz_host_mod_nonneg_small(_ptr(small), _ptr(out), ctypes.c_long(small.size))
-    for i, p in enumerate(moduli_set(20).moduli):
+    for i, p in enumerate(int8_system(20).moduli):
         np.testing.assert_array_equal(out[:, i], small.astype(np.int64) % p)
 
 
@@ -570,10 +574,10 @@ def test_small_product_slices_hold_the_fast_mode_bound():
             else:
                 assert slices is None
     macros = small_product_macros(
-        moduli_set(16), out_float=False, rounding="nearest", chunk=16, shifts=True, slices=8
+        int8_system(16), out_float=False, rounding="nearest", chunk=16, shifts=True, slices=8
     )
     assert macros["OZ_SP_SLICES"] == "8" and "OZ_SP_COMPLEX_SLICES" not in macros
-    gaussian = gaussian_system(moduli_set(18).budget_bits)
+    gaussian = gaussian_system(int8_system(18).budget_bits)
     macros = small_product_macros(
         gaussian, out_float=False, rounding="nearest", chunk=20, shifts=True, slices=9
     )
@@ -635,7 +639,7 @@ def test_kernel_dp4a_digit_sums_rebuild_the_crt_sums(harness, count, gaussian, r
     quads by ``oz_pb_dp4a_sums`` and folded by ``oz_pb_fold``. The digit sums' value is
     ``sum_i r_i W_i`` in exact integers (Gaussian: ``r_i = (t1 +- t2) mod p_i`` with the
     weights of Re and Im), congruent mod ``P`` to the unreduced terms'."""
-    system = gaussian_system_for(moduli_set(count)) if gaussian else moduli_set(count)
+    system = gaussian_system_for(int8_system(count)) if gaussian else int8_system(count)
     lib = harness(system, dp4a=True)
     moduli, n = system.moduli, system.count
     digits = -(-system.product.bit_length() // DIGIT_BITS)

@@ -7,14 +7,8 @@ import math
 import numpy as np
 import pytest
 
-from ozfft.ozaki.moduli import (
-    INT8_MODULI,
-    MAX_MODULI,
-    ModuliSet,
-    int_to_limbs,
-    limbs_to_int,
-    moduli_set,
-)
+from ozfft.ozaki.moduli import INT8_MODULI, MAX_MODULI, int_to_limbs, limbs_to_int
+from ozfft.ozaki.residue_system import int8_system
 from ozfft.ozaki.scaling import ceil_log2
 
 
@@ -26,7 +20,7 @@ def test_table_is_pairwise_coprime_and_int8():
 
 @pytest.mark.parametrize("count", [2, 8, 14, 16, 20])
 def test_crt_weights_are_idempotents(count):
-    s = moduli_set(count)
+    s = int8_system(count)
     assert s.product == math.prod(INT8_MODULI[:count])
     for i, w in enumerate(s.weights):
         assert 0 < w < s.product
@@ -38,12 +32,12 @@ def test_log2_product_matches_numerics_table():
     # from docs/numerics.md's table: N=16 -> 125.4 bits, N=8 -> 63.6; and, ~7.6 bits a
     # modulus, N=14 -> 110.2, 18 -> 140.5, 20 -> 155.4
     for count, bits in [(8, 63.6), (14, 110.2), (16, 125.4), (18, 140.5), (20, 155.4)]:
-        assert round(moduli_set(count).log2_product, 1) == bits
+        assert round(int8_system(count).log2_product, 1) == bits
 
 
 def test_limbs_hold_the_kulisch_sum():
     for count in range(2, MAX_MODULI + 1):
-        s = moduli_set(count)
+        s = int8_system(count)
         assert s.count * 256 * s.product < 2 ** (s.limb_bits * s.num_limbs - 1)
         assert limbs_to_int(s.weight_limbs()[:, -1], s.limb_bits) == s.weights[-1]
         assert limbs_to_int(s.product_limbs(), s.limb_bits) == s.product
@@ -58,7 +52,7 @@ def test_limb_round_trip_and_errors():
 @pytest.mark.parametrize("count", [1, 21, 0])
 def test_moduli_count_out_of_range(count):
     with pytest.raises(ValueError, match="between 2 and 20"):
-        ModuliSet(count)
+        int8_system(count)
 
 
 def test_ceil_log2_exact(rng):
@@ -74,5 +68,5 @@ def test_int8_budget_is_floor_log2_p(count):
     """The shared budget rule (the largest L with 2**L < P) is floor(log2 P) for every INT8
     table: P is never a power of two there, so the scaling's shifts are those of before."""
     p = math.prod(INT8_MODULI[:count])
-    assert moduli_set(count).budget_bits == p.bit_length() - 1
-    assert 2 ** moduli_set(count).budget_bits < p < 2 ** (moduli_set(count).budget_bits + 1)
+    assert int8_system(count).budget_bits == p.bit_length() - 1
+    assert 2 ** int8_system(count).budget_bits < p < 2 ** (int8_system(count).budget_bits + 1)

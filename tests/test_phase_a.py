@@ -44,7 +44,8 @@ from ozfft.ozaki.fixed_point import (
     matrix_digits,
     nibbles,
 )
-from ozfft.ozaki.moduli import MAX_MODULI, MIN_MODULI, moduli_set
+from ozfft.ozaki.moduli import MAX_MODULI, MIN_MODULI
+from ozfft.ozaki.residue_system import int8_system
 from ozfft.reference import phi_matrix
 from ozfft.scheme.gemm import fp8_max_moduli, fp8_system_for
 
@@ -236,7 +237,7 @@ def test_the_stage_path_says_where_its_fp8_products_run(fake_device):
 def test_fp8_systems_stand_for_int8_counts():
     assert fp8_max_moduli() == 18
     for n in range(MIN_MODULI, fp8_max_moduli() + 1):
-        system, int8 = fp8_system_for(n), moduli_set(n)
+        system, int8 = fp8_system_for(n), int8_system(n)
         assert system.phase_a == "fp8"
         assert system.log2_product >= int8.log2_product
         assert 2**int8.budget_bits < system.product

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from ozfft.engines.numpy.phase_b import FLOAT32, FLOAT64, kulisch_reconstruct
-from ozfft.ozaki.moduli import moduli_set
+from ozfft.ozaki.residue_system import int8_system
 
 from .helpers import round_f32, round_f64
 
@@ -39,7 +39,7 @@ def _edge_values(half: int, rng) -> list[int]:
 
 @pytest.mark.parametrize("count", [2, 5, 8, 14, 16, 20])
 def test_reconstruct_matches_big_integers(count, rng):
-    moduli = moduli_set(count)
+    moduli = int8_system(count)
     half = moduli.product // 2 + 1  # |x| < P/2 (P is even)
     values = _edge_values(moduli.product // 2, rng)
     shifts = rng.integers(-200, 60, len(values))
@@ -60,7 +60,7 @@ def test_reconstruct_matches_big_integers(count, rng):
     ],
 )
 def test_subnormal_and_overflow_rounding(fmt, rounder, lo, hi, rng):
-    moduli = moduli_set(16)
+    moduli = int8_system(16)
     values = _edge_values(moduli.product // 2, rng)[:120]
     shifts = rng.integers(lo, hi, len(values))
     u = _residues(values, moduli)
@@ -75,7 +75,7 @@ def test_subnormal_and_overflow_rounding(fmt, rounder, lo, hi, rng):
 
 def test_quotient_near_ties_are_corrected():
     """x near +-P/2 makes round(X/P) ambiguous in floating point; the limbs decide."""
-    moduli = moduli_set(20)
+    moduli = int8_system(20)
     half = moduli.product // 2
     values = [half - d for d in range(1, 40)] + [-(half - d) for d in range(1, 40)]
     u = _residues(values, moduli)

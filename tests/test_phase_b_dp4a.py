@@ -34,8 +34,7 @@ from ozfft.engines.cuda.constants import (
     weight_quads,
     weight_quads_macros,
 )
-from ozfft.ozaki.moduli import moduli_set
-from ozfft.ozaki.residue_system import gaussian_system
+from ozfft.ozaki.residue_system import gaussian_system, int8_system
 from ozfft.scheme.gemm import gaussian_system_for
 
 PHASE_B_BYTES = Path(__file__).resolve().parents[1] / "kernels" / "gemm" / "phase_b_bytes.cuh"
@@ -97,9 +96,9 @@ def _fold(s: list[int], digits: int) -> int:
 
 def _systems():
     for count in range(2, 21):
-        yield pytest.param(moduli_set(count), id=f"int8-{count}")
+        yield pytest.param(int8_system(count), id=f"int8-{count}")
     for count in (8, 15, 16, 19):  # Gaussian systems: their weights are built the same way
-        yield pytest.param(gaussian_system_for(moduli_set(count)), id=f"gaussian-{count}")
+        yield pytest.param(gaussian_system_for(int8_system(count)), id=f"gaussian-{count}")
 
 
 @pytest.mark.parametrize("moduli", list(_systems()))
@@ -131,7 +130,7 @@ def test_dp4a_digit_sums_rebuild_the_crt_sum(moduli, rng):
 
 
 def test_weight_quads_macros_spell_the_table():
-    moduli = moduli_set(15)
+    moduli = int8_system(15)
     macros = weight_quads_macros(moduli)
     d8, quads = weight_quads(moduli)
     assert macros["OZ_WEIGHT_BYTES"] == str(d8) == "15"  # P of 15 moduli: 113 < bits <= 120
@@ -143,7 +142,7 @@ def test_weight_quads_macros_spell_the_table():
 
 
 def test_phase_b_macros_carry_the_weight_bytes_only_when_asked():
-    moduli = moduli_set(15)
+    moduli = int8_system(15)
     plain = phase_b_macros(moduli, out_float=False, byte_planes=True)
     dp4a = phase_b_macros(moduli, out_float=False, byte_planes=True, dp4a_weights=True)
     assert "OZ_WEIGHT_QUADS" not in plain
@@ -218,7 +217,7 @@ def test_gaussian_dp4a_sums_rebuild_re_and_im(count, rng):
     bytes reduced, transposed, weighted with the Re and Im quads and folded; the digit
     sums are ``sum ((t1 +- t2) mod p) W``, congruent mod P to the ``t1 +- t2`` sums of
     ``oz_crt_add_complex_terms``, within the finish's bounds."""
-    system = gaussian_system_for(moduli_set(count))
+    system = gaussian_system_for(int8_system(count))
     moduli, n = system.moduli, system.count
     weights_re, weights_im = gaussian_weights(system)
     macros = weight_quads_macros(system)
@@ -278,7 +277,7 @@ def test_reconstruct_kernel_takes_dp4a_explicitly():
     original = engine.get_function
     engine.get_function = lambda source, name, macros: built.append((name, dict(macros)))
     try:
-        system = moduli_set(15)
+        system = int8_system(15)
         weights = phase_b_macros(system, out_float=False, byte_planes=True, dp4a_weights=True)
         plain = phase_b_macros(system, out_float=False, byte_planes=True)
         engine._reconstruct_kernel(weights, False, 4)
@@ -297,7 +296,7 @@ def test_quotient_reads_the_fewest_digit_sums_that_keep_its_bound(count, used):
     """``OZ_QUOTIENT_DIGITS``: the finish's quotient estimate reads the fewest top digit sums
     (at most three) whose dropped digits, each below ``2**62``, move ``X / P`` by at most
     ``2**-21``; ``OZ_INV_P_TOP`` scales by the dropped digits' weight."""
-    system = moduli_set(count)
+    system = int8_system(count)
     macros = phase_b_macros(system, out_float=False)
     digits = int(macros["OZ_DIGITS"])
     assert int(macros["OZ_QUOTIENT_DIGITS"]) == used

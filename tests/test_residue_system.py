@@ -9,7 +9,7 @@ import math
 import numpy as np
 import pytest
 
-from ozfft.ozaki.moduli import MAX_MODULI, MIN_MODULI, moduli_set
+from ozfft.ozaki.moduli import MAX_MODULI, MIN_MODULI
 from ozfft.ozaki.residue_system import (
     FP8_BASES,
     FP8_DIGIT_MAX,
@@ -26,7 +26,7 @@ def _symmetric(x: int, m: int) -> int:
 
 @pytest.mark.parametrize("count", range(MIN_MODULI, MAX_MODULI + 1))
 def test_int8_system_is_the_moduli_table(count):
-    system, table = int8_system(count), moduli_set(count)
+    system, table = int8_system(count), int8_system(count)
     assert system.moduli == table.moduli
     assert (system.product, system.weights) == (table.product, table.weights)
     assert system.total_products == count and system.max_k() == 131071  # 2**31 / 128**2

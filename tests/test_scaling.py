@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from ozfft.engines import NumpyEngine
-from ozfft.ozaki.moduli import moduli_set
+from ozfft.ozaki.residue_system import int8_system
 from ozfft.ozaki.scaling import scaled_integers
 from ozfft.reference import phi_matrix
 from ozfft.scheme.gemm import compute_shifts
@@ -69,7 +69,7 @@ def test_uniqueness_bound_holds_exactly(mode, phi, count, dtype, rounding, rng):
     parts_b = [bt.real, bt.imag] if np.iscomplexobj(bt) else [bt]
     ia = [_engine_ints(p, sa, rounding) for p in parts_a]
     ib = [_engine_ints(p, sb, rounding) for p in parts_b]
-    product = moduli_set(count).product
+    product = int8_system(count).product
     worst = 0
     for i in range(m):
         for j in range(n):
@@ -107,7 +107,7 @@ def test_uniqueness_bound_holds_exactly(mode, phi, count, dtype, rounding, rng):
 @pytest.mark.parametrize("count", [2, 9, 16, 20])
 def test_residues_exact_for_huge_integers(count, rng):
     """Scaled values beyond 2**53 (up to 2**78) reduce exactly, |r| <= p/2."""
-    moduli = moduli_set(count)
+    moduli = int8_system(count)
     x = rng.standard_normal((3, 50)) * np.exp(rng.uniform(-5, 5, (3, 50)))
     shift = np.array([70, 40, 3], dtype=np.int64)
     got = ENGINE.residues(x, shift, moduli).planes

@@ -220,10 +220,10 @@ def sass_counts(
     tool = shutil.which("cuobjdump")
     if tool is None:
         return None
-    from ..ozaki.moduli import moduli_set
+    from ..ozaki.residue_system import int8_system
 
     compiler = _engine_compiler()
-    macros = compiler.moduli_macros(moduli_set(num_moduli), with_limbs=with_limbs)
+    macros = compiler.moduli_macros(int8_system(num_moduli), with_limbs=with_limbs)
     cubin = _first_source(sources, lambda source: compiler.cubin_path(source, macros))
     text = subprocess.run(
         [tool, "-sass", "-fun", function, str(cubin)], capture_output=True, text=True

@@ -61,7 +61,7 @@ from ..fourier.plan import (
     four_step_split,
 )
 from ..ozaki.fixed_point import FORMATS
-from ..ozaki.moduli import moduli_set
+from ..ozaki.residue_system import int8_system
 
 __all__ = [
     "BYTES_FUSED",
@@ -110,7 +110,7 @@ RESIDUES_EXECUTED_16 = 770
 
 def _digits31(num_moduli: int) -> int:
     """Base-2**31 digits of P (and of every CRT weight) for the first ``num_moduli``."""
-    return -(-moduli_set(num_moduli).product.bit_length() // 31)
+    return -(-int8_system(num_moduli).product.bit_length() // 31)
 
 
 def phase_b_instructions(num_moduli: int) -> int:

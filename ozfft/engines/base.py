@@ -19,7 +19,7 @@ from typing import Any, ClassVar
 from .. import config
 from ..errors import DeviceUnavailableError
 from ..ozaki.bounds import INDEX_HASH_MULT, index_hash_weights
-from ..ozaki.moduli import ModuliSet
+from ..ozaki.residue_system import ResidueSystem
 from ..ozaki.scaling import fast_shift, norm1_exponent_fast
 from ..profiling import Clock, HostClock
 
@@ -295,14 +295,14 @@ class Engine(abc.ABC):
     # -- stage 2: residues -----------------------------------------------------------
     @abc.abstractmethod
     def residues(
-        self, x: Any, shift: Any, moduli: ModuliSet, rounding: str = "trunc"
+        self, x: Any, shift: Any, moduli: ResidueSystem, rounding: str = "trunc"
     ) -> ResidueStack:
         """Symmetric residues of ``trunc(2**shift x)`` (``rounding="nearest"``: the
         rounding of :func:`ozfft.ozaki.scaling.scaled_integers`) for every modulus
         (exact)."""
 
     @abc.abstractmethod
-    def integer_residues(self, re: Any, im: Any, moduli: ModuliSet) -> ResidueStack:
+    def integer_residues(self, re: Any, im: Any, moduli: ResidueSystem) -> ResidueStack:
         """Residue stack of a complex *integer* operand given as int64 numpy arrays
         ``(..., rows, k)`` with ``|value| < 2**62`` (the FFT's fixed-point stage matrices)."""
 
@@ -314,7 +314,7 @@ class Engine(abc.ABC):
         rbt: ResidueStack,
         shift_a: Any,
         shift_b: Any,
-        moduli: ModuliSet,
+        moduli: ResidueSystem,
         out_dtype: Any,
         *,
         complex_method: str = "karatsuba",
@@ -334,7 +334,7 @@ class Engine(abc.ABC):
         bt: Any,
         shift_a: Any,
         shift_b: Any,
-        moduli: ModuliSet,
+        moduli: ResidueSystem,
         out_dtype: Any,
         *,
         rounding: str,
@@ -350,7 +350,7 @@ class Engine(abc.ABC):
         a: Any,
         bt: Any,
         budget_bits: int,
-        moduli: ModuliSet,
+        moduli: ResidueSystem,
         out_dtype: Any,
         *,
         rounding: str,

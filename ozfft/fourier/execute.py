@@ -23,7 +23,7 @@ from typing import Any, Protocol
 import numpy as np
 
 from ..engines.base import Engine, ResidueStack
-from ..ozaki.moduli import moduli_set
+from ..ozaki.residue_system import int8_system
 from ..ozaki.residues import symmetric_mod
 from ..scheme.fixed import fixed_left_product
 from ..scheme.gemm import fp8_system_for
@@ -173,7 +173,7 @@ class StageExecutor(ColumnsExecutor):
         if res is None:
             stage = self.plan.stages[idx]
             if self._system is None:
-                moduli = moduli_set(self.plan.num_moduli)
+                moduli = int8_system(self.plan.num_moduli)
                 res = self.engine.integer_residues(stage.re, stage.im, moduli)
             else:
                 res = _symmetric_residues(stage.re, stage.im, self._system.moduli)

@@ -42,7 +42,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ..ozaki.fixed_point import FORMATS, DigitFormat
-from ..ozaki.moduli import moduli_set
+from ..ozaki.residue_system import int8_system
 from .roots import MAX_ROOT_BITS, fixed_roots
 
 if TYPE_CHECKING:
@@ -247,7 +247,7 @@ class FFTPlan:
 
 def stage_bits(num_moduli: int, radix: int) -> int:
     """Fixed-point bits of an Ozaki-II stage matrix: about half of ``L - 2 - log2 r``."""
-    budget = moduli_set(num_moduli).budget_bits
+    budget = int8_system(num_moduli).budget_bits
     return max(1, min(MAX_ROOT_BITS, (budget - 2 - math.ceil(math.log2(max(radix, 2)))) // 2))
 
 

@@ -14,9 +14,6 @@ greedy pairwise-coprime sequence (docs/numerics.md) and is re-checked on import.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
-from functools import cache
-from typing import ClassVar
 
 import numpy as np
 
@@ -25,13 +22,11 @@ __all__ = [
     "MAX_MODULI",
     "MIN_MODULI",
     "CrtConstants",
-    "ModuliSet",
     "crt_constants",
     "int_to_limbs",
     "limb_table",
     "limbs_needed",
     "limbs_to_int",
-    "moduli_set",
 ]
 
 #: Greedy pairwise-coprime INT8 moduli, largest first (docs/numerics.md; the moduli of
@@ -104,8 +99,8 @@ def crt_constants(moduli) -> tuple[int, tuple[int, ...]]:
 
 class CrtConstants:
     """What the scaling and Phase B read of a set of moduli, from its ``product``,
-    ``weights``, ``limb_bits`` and ``num_limbs`` (:class:`ModuliSet`, and the residue
-    systems of :mod:`.residue_system`)."""
+    ``weights``, ``limb_bits`` and ``num_limbs`` (the residue systems of
+    :mod:`.residue_system`)."""
 
     product: int
     weights: tuple[int, ...]
@@ -135,48 +130,3 @@ class CrtConstants:
 def limbs_to_int(limbs, bits: int) -> int:
     """Inverse of :func:`int_to_limbs` (limbs may be signed / unnormalized)."""
     return sum(int(d) << (bits * i) for i, d in enumerate(limbs))
-
-
-@dataclass(frozen=True)
-class ModuliSet(CrtConstants):
-    """The first ``count`` INT8 moduli and their exact CRT constants."""
-
-    count: int
-    moduli: tuple[int, ...] = field(init=False)
-    product: int = field(init=False)  #: P
-    weights: tuple[int, ...] = field(init=False)  #: W_i = (P/p_i) * q_i, 0 < W_i < P
-    limb_bits: int = 24
-    num_limbs: int = field(init=False)  #: limbs holding sum_i W_i u_i < N*256*P
-    #: the arithmetic of Phase A (ozfft.ozaki.residue_system: "int8" or "fp8")
-    phase_a: ClassVar[str] = "int8"
-    #: whether complex products run on square roots of -1 (only Gaussian residue systems)
-    gaussian: ClassVar[bool] = False
-
-    def __post_init__(self) -> None:
-        if not MIN_MODULI <= self.count <= MAX_MODULI:
-            raise ValueError(
-                f"moduli must be between {MIN_MODULI} and {MAX_MODULI}, got {self.count}"
-            )
-        moduli = INT8_MODULI[: self.count]
-        product, weights = crt_constants(moduli)
-        object.__setattr__(self, "moduli", moduli)
-        object.__setattr__(self, "product", product)
-        object.__setattr__(self, "weights", weights)
-        object.__setattr__(self, "num_limbs", self.limbs_for(self.limb_bits))
-
-    def limbs_for(self, limb_bits: int) -> int:
-        """Limbs of ``limb_bits`` bits holding the signed Kulisch sum
-        ``sum_i W_i u_i < N * 256 * P`` (one sign bit of headroom)."""
-        return limbs_needed(self.count * 256 * self.product, limb_bits)
-
-    def pow2_mod(self, max_exp: int) -> np.ndarray:
-        """``(count, max_exp + 1)`` table of ``2**e mod p_i`` (exact, small ints)."""
-        return np.array(
-            [[pow(2, e, p) for e in range(max_exp + 1)] for p in self.moduli], dtype=np.int64
-        )
-
-
-@cache
-def moduli_set(count: int) -> ModuliSet:
-    """Cached :class:`ModuliSet` for ``count`` moduli."""
-    return ModuliSet(count)

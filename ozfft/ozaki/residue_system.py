@@ -28,7 +28,8 @@ The moduli are smaller (~7.3 bits each against INT8's ~7.9), so a Gaussian syste
 in for an INT8 count with one or two moduli more, and 2/3 of the products per modulus.
 
 The CRT constants (``P``, the weights ``W_i``) follow from the moduli as in
-:mod:`.moduli`; for the INT8 system they are those of :class:`~.moduli.ModuliSet`.
+:mod:`.moduli` (:func:`~.moduli.crt_constants`). :func:`int8_system` is the INT8 table, the
+system every layer takes where a count of moduli is asked for.
 """
 
 from __future__ import annotations
@@ -39,14 +40,7 @@ from functools import cache, cached_property
 
 import numpy as np
 
-from .moduli import (
-    INT8_MODULI,
-    MAX_MODULI,
-    MIN_MODULI,
-    CrtConstants,
-    crt_constants,
-    limbs_needed,
-)
+from .moduli import INT8_MODULI, MAX_MODULI, MIN_MODULI, CrtConstants, crt_constants, limbs_needed
 
 __all__ = [
     "E4M3_MAX",

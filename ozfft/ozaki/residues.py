@@ -6,7 +6,7 @@ from typing import Any
 
 import numpy as np
 
-from .moduli import ModuliSet
+from .residue_system import ResidueSystem
 
 __all__ = ["symmetric_int_residues", "symmetric_mod"]
 
@@ -22,7 +22,7 @@ def symmetric_mod(values: np.ndarray, p: int, dtype: Any = np.int8) -> np.ndarra
     return r.astype(dtype)
 
 
-def symmetric_int_residues(values: np.ndarray, moduli: ModuliSet) -> np.ndarray:
+def symmetric_int_residues(values: np.ndarray, moduli: ResidueSystem) -> np.ndarray:
     """``(N, ...)`` int8 symmetric residues of an int64 array (exact integer arithmetic)."""
     out = np.empty((moduli.count, *values.shape), np.int8)
     for i, p in enumerate(moduli.moduli):

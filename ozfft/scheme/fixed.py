@@ -15,8 +15,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..engines.base import Engine, ResidueStack
-from ..ozaki.moduli import moduli_set
-from ..ozaki.residue_system import ResidueSystem
+from ..ozaki.residue_system import ResidueSystem, int8_system
 from ..ozaki.scaling import fast_shift_squared
 
 __all__ = ["fixed_left_product"]
@@ -36,7 +35,7 @@ def fixed_left_product(
     ``(..., r, cols)`` with the same batch shape; Phase A on ``system`` (whose budget
     must hold that of ``num_moduli`` INT8 moduli; ``w`` its residues) where given."""
     xp = engine.xp
-    int8 = moduli_set(num_moduli)
+    int8 = int8_system(num_moduli)
     moduli = int8 if system is None else system
     if moduli.budget_bits < int8.budget_bits:
         raise ValueError("the residue system holds fewer bits than the INT8 moduli")

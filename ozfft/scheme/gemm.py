@@ -60,8 +60,14 @@ from ..ozaki.bounds import (
     truncation_budget,
     truncation_slack,
 )
-from ..ozaki.moduli import MAX_MODULI, MIN_MODULI, ModuliSet, moduli_set
-from ..ozaki.residue_system import PHASE_A_KINDS, ResidueSystem, fp8_system, gaussian_system
+from ..ozaki.moduli import MAX_MODULI, MIN_MODULI
+from ..ozaki.residue_system import (
+    PHASE_A_KINDS,
+    ResidueSystem,
+    fp8_system,
+    gaussian_system,
+    int8_system,
+)
 from ..ozaki.scaling import (
     ZERO_ROW_EXP,
     accurate_bound_bits,
@@ -155,7 +161,7 @@ class MatmulPlan:
         return 0 if self.native else (1 + self.split_a) * (1 + self.split_b)
 
     @property
-    def system(self) -> ModuliSet | ResidueSystem:
+    def system(self) -> ResidueSystem:
         """The moduli whose budget the scaling keeps: the first :attr:`moduli` INT8
         moduli, or for ``phase_a="fp8"`` the FP8 residue system with at least their bits
         (scaled with the INT8 count's budget, :func:`fp8_system_for`). Phase A runs on
@@ -165,10 +171,10 @@ class MatmulPlan:
             raise ValueError(f"a native plan runs no Phase A, so it has no moduli ({self.reason})")
         if self.phase_a == "fp8":
             return fp8_system_for(self.moduli)
-        return moduli_set(self.moduli)
+        return int8_system(self.moduli)
 
     @property
-    def phase_a_system(self) -> ModuliSet | ResidueSystem:
+    def phase_a_system(self) -> ResidueSystem:
         """The moduli Phase A runs on by default: :attr:`system`, or for a complex INT8
         product the Gaussian system standing in for it (:func:`gaussian_system_for`;
         two real products per modulus, the same bits). A native plan has none."""
@@ -199,7 +205,7 @@ def fp8_system_for(num_moduli: int) -> ResidueSystem:
     exactly: the result is bitwise that of the INT8 moduli, and whatever the INT8 count
     proves (the accuracy guarantee) holds as it is. Raises ``ValueError`` past
     :func:`fp8_max_moduli` (FP8 moduli reach 141 bits)."""
-    int8 = moduli_set(num_moduli)
+    int8 = int8_system(num_moduli)
     try:
         system = fp8_system(math.ceil(int8.log2_product))
     except ValueError as exc:
@@ -219,7 +225,7 @@ def fp8_max_moduli() -> int:
     best = MIN_MODULI - 1
     for n in range(MIN_MODULI, MAX_MODULI + 1):
         try:
-            fp8_system(math.ceil(moduli_set(n).log2_product))
+            fp8_system(math.ceil(int8_system(n).log2_product))
         except ValueError:
             break
         best = n
@@ -227,7 +233,7 @@ def fp8_max_moduli() -> int:
 
 
 @cache
-def gaussian_system_for(moduli: ModuliSet | ResidueSystem) -> ResidueSystem | None:
+def gaussian_system_for(moduli: ResidueSystem) -> ResidueSystem | None:
     """The Gaussian INT8 system (two real products per modulus for a complex product,
     :mod:`ozfft.ozaki.residue_system`) that stands in for the INT8 ``moduli``: the fewest
     Gaussian moduli whose budget ``floor(log2 P_g)`` holds ``moduli``'s budget. The scaling
@@ -243,8 +249,8 @@ def gaussian_system_for(moduli: ModuliSet | ResidueSystem) -> ResidueSystem | No
 
 
 def _phase_a_moduli(
-    moduli: ModuliSet | ResidueSystem, is_complex: bool, complex_method: str
-) -> tuple[ModuliSet | ResidueSystem, str]:
+    moduli: ResidueSystem, is_complex: bool, complex_method: str
+) -> tuple[ResidueSystem, str]:
     """The moduli Phase A runs on and the engines' complex method: a complex INT8 product
     with ``complex_method="gaussian"`` on :func:`gaussian_system_for` its moduli (else
     Karatsuba on the moduli themselves). The methods (:data:`~ozfft.engines.base.
@@ -262,11 +268,11 @@ def max_moduli_for(phase_a: str) -> int:
     return fp8_max_moduli() if phase_a == "fp8" else MAX_MODULI
 
 
-Moduli = int | ModuliSet | ResidueSystem  #: a count of INT8 moduli, or the moduli themselves
+Moduli = int | ResidueSystem  #: a count of INT8 moduli, or the moduli themselves
 
 
-def _moduli_of(moduli: Moduli) -> ModuliSet | ResidueSystem:
-    return moduli_set(moduli) if isinstance(moduli, int) else moduli
+def _moduli_of(moduli: Moduli) -> ResidueSystem:
+    return int8_system(moduli) if isinstance(moduli, int) else moduli
 
 
 def compute_shifts(engine: Engine, a: Any, bt: Any, moduli: Moduli, mode: str):
@@ -405,7 +411,7 @@ def emulated_matmul(
     if system is None:
         if num_moduli is None:
             raise ValueError("give num_moduli or a residue system")
-        budget = moduli_set(num_moduli)
+        budget = int8_system(num_moduli)
         moduli = fp8_system_for(num_moduli) if phase_a == "fp8" else budget
     elif num_moduli not in (None, system.count):
         raise ValueError(
@@ -438,7 +444,7 @@ def _staged_product(
     engine: Engine,
     a: Any,
     bt: Any,
-    moduli: ModuliSet | ResidueSystem,
+    moduli: ResidueSystem,
     budget_bits: int,
     mode: str,
     out_dtype: Any,
@@ -469,7 +475,7 @@ def _fast_product(
     engine: Engine,
     a: Any,
     bt: Any,
-    moduli: ModuliSet | ResidueSystem,
+    moduli: ResidueSystem,
     budget_bits: int,
     out_dtype: Any,
     complex_method: str,
@@ -832,7 +838,7 @@ class _Planner:
         if self._shifts is None:
             sa, sb, extra = self.stats
             counts = range(self.base, self.max_moduli + 1)
-            budget = tuple(moduli_set(n).budget_bits for n in counts)
+            budget = tuple(int8_system(n).budget_bits for n in counts)
             self._shifts = _shifts_for(self.engine, sa, sb, extra, budget, self.mode)
         return self._shifts
 
@@ -928,7 +934,7 @@ class _Planner:
         key = (n, split)
         if key in op.cache:
             return op.cache[key]
-        budget = moduli_set(n).budget_bits
+        budget = int8_system(n).budget_bits
         sigma = self.engine.fast_shift(op.max_exp, self._fast_stats(op), budget)
         if not split:
             op.cache[key] = (sigma, None, None, None)

@@ -13,7 +13,7 @@ from functools import cache
 
 import numpy as np
 
-from ...ozaki.moduli import ModuliSet, int_to_limbs
+from ...ozaki.moduli import int_to_limbs
 from ...ozaki.residue_system import FP8_DIGIT_MAX, FP8_EXACT_BITS, ResidueSystem
 from ...ozaki.scaling import (
     BOUND_MANTISSA_BITS,
@@ -182,7 +182,7 @@ def _join(values: Iterable[object]) -> str:
     return ",".join(str(v) for v in values)
 
 
-def moduli_macros(moduli: ModuliSet | ResidueSystem, *, with_limbs: bool) -> Macros:
+def moduli_macros(moduli: ResidueSystem, *, with_limbs: bool) -> Macros:
     """Moduli, ``2**24``/``2**48 mod p`` (and ``2**40 mod p`` for moduli up to 256), a
     Gaussian system's roots and inverses
     (``OZ_GAUSSIAN``), and (Phase B, ``with_limbs``) the CRT constants in base-``2**31``
@@ -193,7 +193,7 @@ def moduli_macros(moduli: ModuliSet | ResidueSystem, *, with_limbs: bool) -> Mac
 
 
 @cache
-def _moduli_macros(moduli: ModuliSet | ResidueSystem, with_limbs: bool) -> Macros:
+def _moduli_macros(moduli: ResidueSystem, with_limbs: bool) -> Macros:
     macros = {
         "OZ_NUM_MODULI": str(moduli.count),
         "OZ_MODULI": _join(moduli.moduli),
@@ -215,7 +215,7 @@ def _moduli_macros(moduli: ModuliSet | ResidueSystem, with_limbs: bool) -> Macro
     return Macros(macros)
 
 
-def _crt_macros(moduli: ModuliSet | ResidueSystem) -> dict[str, str]:
+def _crt_macros(moduli: ResidueSystem) -> dict[str, str]:
     """Phase B's CRT constants (``kernels/common/ozaki_common.cuh``, "CRT reconstruction"):
     ``P`` and the weights ``W_i`` as ``OZ_DIGITS`` base-``2**31`` digits (each fits a
     signed 32-bit multiplier); on a Gaussian system also ``W_i 2**-1`` and ``W_i
@@ -279,7 +279,7 @@ def gaussian_weights(moduli: ResidueSystem) -> tuple[list[int], list[int]]:
 RAW_SUM_BITS = 24
 
 
-def raw_sums_fit(kp: int, moduli: ModuliSet | ResidueSystem) -> bool:
+def raw_sums_fit(kp: int, moduli: ResidueSystem) -> bool:
     """Whether Phase A's INT32 sums over ``kp`` products of symmetric residues (at most
     ``p/2`` each) stay below ``2**RAW_SUM_BITS``: ``kp (p_max/2)**2 < 2**24`` (INT8
     moduli: ``kp < 1024``), so that Phase B needs no partial reduction."""
@@ -288,7 +288,7 @@ def raw_sums_fit(kp: int, moduli: ModuliSet | ResidueSystem) -> bool:
 
 
 def phase_b_macros(
-    moduli: ModuliSet | ResidueSystem,
+    moduli: ResidueSystem,
     *,
     out_float: bool,
     raw_sums: bool = False,
@@ -309,7 +309,7 @@ def phase_b_macros(
 
 @cache
 def _phase_b_macros(
-    moduli: ModuliSet | ResidueSystem,
+    moduli: ResidueSystem,
     out_float: bool,
     raw: bool,
     byte_planes: bool,
@@ -326,7 +326,7 @@ def _phase_b_macros(
 
 
 def weight_quads(
-    moduli: ModuliSet | ResidueSystem, weights: Sequence[int] | None = None
+    moduli: ResidueSystem, weights: Sequence[int] | None = None
 ) -> tuple[int, list[int]]:
     """The CRT weights ``W_i`` (in ``[0, P)``; ``weights`` where given, else the system's
     own) as base-256 digits, four moduli to a word: ``(D8, quads)`` with ``D8 =
@@ -345,7 +345,7 @@ def weight_quads(
     return d8, quads
 
 
-def weight_quads_macros(moduli: ModuliSet | ResidueSystem) -> dict[str, str]:
+def weight_quads_macros(moduli: ResidueSystem) -> dict[str, str]:
     """``OZ_WEIGHT_BYTES`` and ``OZ_WEIGHT_QUADS`` (:func:`weight_quads`); on a Gaussian
     system ``OZ_WEIGHT_RE_QUADS`` and ``OZ_WEIGHT_IM_QUADS`` instead, the quads of
     :func:`gaussian_weights`."""
@@ -499,7 +499,7 @@ def small_product_slices(budget_bits: int, parts: int = 1) -> int | None:
 
 
 def small_product_macros(
-    moduli: ModuliSet | ResidueSystem,
+    moduli: ResidueSystem,
     *,
     out_float: bool,
     rounding: str,

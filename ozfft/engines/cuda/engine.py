@@ -33,8 +33,7 @@ from ... import config
 from ..._logging import logger
 from ...errors import DeviceMemoryError, NonFiniteInputError
 from ...ozaki.bounds import INDEX_HASH_MIX, INDEX_HASH_MULT
-from ...ozaki.moduli import ModuliSet, moduli_set
-from ...ozaki.residue_system import ResidueSystem
+from ...ozaki.residue_system import ResidueSystem, int8_system
 from ...ozaki.scaling import ceil_log2_int
 from ...profiling import phase
 from ..base import (
@@ -296,7 +295,7 @@ class CudaEngine(Engine):
 
     def gemm_kernel_macros(self, num_moduli: int, *, with_limbs: bool) -> Mapping[str, str]:
         """The macros this engine specializes its GEMM kernels with for ``num_moduli``."""
-        return moduli_macros(moduli_set(num_moduli), with_limbs=with_limbs)
+        return moduli_macros(int8_system(num_moduli), with_limbs=with_limbs)
 
     def new_input_flag(self) -> Any:
         """A slot of the device's ring of mapped pinned flags (:mod:`.flags`): no memset
@@ -663,7 +662,7 @@ class CudaEngine(Engine):
 
     # -- stage 2 -------------------------------------------------------------------
     def residues(
-        self, x: Any, shift: Any, moduli: ModuliSet, rounding: str = "trunc"
+        self, x: Any, shift: Any, moduli: ResidueSystem, rounding: str = "trunc"
     ) -> ResidueStack:
         """INT8 residue planes ``(N, planes, ..., rows, kp)``: one real; complex three (re,
         im, rmod(re + im)), on a Gaussian system two (``rmod(re +- j im)``, the planes its
@@ -706,7 +705,7 @@ class CudaEngine(Engine):
                 (flat, np.int64(rows), np.int64(k), np.int64(kp), shifts, planes),
             )
 
-    def integer_residues(self, re: Any, im: Any, moduli: ModuliSet) -> ResidueStack:
+    def integer_residues(self, re: Any, im: Any, moduli: ResidueSystem) -> ResidueStack:
         """INT8 planes (re, im, rmod(re + im)) of an integer operand, padded to ``kp``."""
         from ...ozaki.residues import symmetric_int_residues, symmetric_mod
 
@@ -775,7 +774,7 @@ class CudaEngine(Engine):
         rbt: ResidueStack,
         shift_a: Any,
         shift_b: Any,
-        moduli: ModuliSet,
+        moduli: ResidueSystem,
         out_dtype: Any,
         *,
         complex_method: str = "karatsuba",
@@ -904,7 +903,7 @@ class CudaEngine(Engine):
 
         return _BlockPhaseA("cuBLAS INT8", ws, cp.int32, reconstruct, 1, fill)
 
-    def _cutlass_phase_a(self, pa: Any, pb: Any, moduli: ModuliSet) -> ModpIgemm | None:
+    def _cutlass_phase_a(self, pa: Any, pb: Any, moduli: ResidueSystem) -> ModpIgemm | None:
         """The CUTLASS Phase A (``kernels/gemm/modp_igemm.cu``) for residue stacks ``pa``,
         ``pb`` on this device, or None: off (``OZFFT_CUTLASS=0``), unavailable (not
         Hopper, no CUTLASS headers or nvcc), k past ``MODP_IGEMM_MAX_K`` (k-blocked),
@@ -918,7 +917,7 @@ class CudaEngine(Engine):
             return None
         return modp_igemm(self._cp.cuda.runtime.getDevice())
 
-    def _epilogue_table(self, moduli: ModuliSet, device: int) -> Any:
+    def _epilogue_table(self, moduli: ResidueSystem, device: int) -> Any:
         """The CUTLASS epilogue's table (the moduli and their reduction constants,
         :func:`epilogue_table`) as a ``(4, N)`` int32 array on ``device`` (the current one;
         built once per device)."""
@@ -932,7 +931,7 @@ class CudaEngine(Engine):
         igemm: ModpIgemm,
         pa: Any,
         pb: Any,
-        moduli: ModuliSet,
+        moduli: ResidueSystem,
         pairs: tuple[tuple[int, int], ...],
         is_complex: bool,
         out_dtype: np.dtype,
@@ -984,7 +983,7 @@ class CudaEngine(Engine):
         bt: Any,
         shift_a: Any,
         shift_b: Any,
-        moduli: ModuliSet,
+        moduli: ResidueSystem,
         out_dtype: Any,
         *,
         rounding: str,
@@ -1003,7 +1002,7 @@ class CudaEngine(Engine):
         a: Any,
         bt: Any,
         budget_bits: int,
-        moduli: ModuliSet,
+        moduli: ResidueSystem,
         out_dtype: Any,
         *,
         rounding: str,
@@ -1028,7 +1027,7 @@ class CudaEngine(Engine):
         self,
         a: Any,
         bt: Any,
-        moduli: ModuliSet,
+        moduli: ResidueSystem,
         out_dtype: Any,
         rounding: str,
         *,
@@ -1138,7 +1137,7 @@ class CudaEngine(Engine):
 
     def _small_product_kernel(
         self,
-        moduli: ModuliSet,
+        moduli: ResidueSystem,
         planes: int,
         out_dtype: Any,
         rounding: str,
@@ -1165,7 +1164,7 @@ class CudaEngine(Engine):
 
     def _build_small_product(
         self,
-        moduli: ModuliSet,
+        moduli: ResidueSystem,
         planes: int,
         out_float: bool,
         rounding: str,
@@ -1461,7 +1460,7 @@ class CudaEngine(Engine):
         self,
         ra: ResidueStack,
         rbt: ResidueStack,
-        moduli: ModuliSet,
+        moduli: ResidueSystem,
         *,
         complex_method: str = "karatsuba",
     ) -> Any:
@@ -1833,9 +1832,7 @@ def _binary32(out_dtype: Any) -> bool:
     return out_dtype in (np.float32, np.complex64)
 
 
-def _phase_b_vec(
-    moduli: ModuliSet | ResidueSystem, is_complex: bool, col_block: int
-) -> tuple[int, bool]:
+def _phase_b_vec(moduli: ResidueSystem, is_complex: bool, col_block: int) -> tuple[int, bool]:
     """Byte-plane Phase B's outputs a thread (``OZ_PB_VEC``) and whether it weights on
     ``dp4a``: four outputs a thread where the weighting is on ``dp4a`` (real products on
     INT8 moduli, complex ones on a Gaussian system), else ``_PB_VEC_REAL`` /

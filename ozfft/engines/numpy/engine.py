@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 
 from ... import config
-from ...ozaki.moduli import ModuliSet
+from ...ozaki.residue_system import ResidueSystem
 from ...profiling import HostClock, phase
 from ..base import Engine, ResidueStack, RowStats
 from . import phase_a, phase_b, residues, scaling
@@ -48,12 +48,14 @@ class NumpyEngine(Engine):
             return scaling.bound_product(abar, btbar, bound_bits)
 
     def residues(
-        self, x: np.ndarray, shift: np.ndarray, moduli: ModuliSet, rounding: str = "trunc"
+        self, x: np.ndarray, shift: np.ndarray, moduli: ResidueSystem, rounding: str = "trunc"
     ) -> ResidueStack:
         with phase("residues", _CLOCK):
             return residues.residues(x, shift, moduli, rounding)
 
-    def integer_residues(self, re: np.ndarray, im: np.ndarray, moduli: ModuliSet) -> ResidueStack:
+    def integer_residues(
+        self, re: np.ndarray, im: np.ndarray, moduli: ResidueSystem
+    ) -> ResidueStack:
         return residues.integer_residues(re, im, moduli)
 
     def exact_product(
@@ -62,7 +64,7 @@ class NumpyEngine(Engine):
         rbt: ResidueStack,
         shift_a: np.ndarray,
         shift_b: np.ndarray,
-        moduli: ModuliSet,
+        moduli: ResidueSystem,
         out_dtype: Any,
         *,
         complex_method: str = "karatsuba",
@@ -74,7 +76,7 @@ class NumpyEngine(Engine):
         self,
         ra: ResidueStack,
         rbt: ResidueStack,
-        moduli: ModuliSet,
+        moduli: ResidueSystem,
         *,
         complex_method: str = "karatsuba",
     ) -> np.ndarray:
@@ -88,7 +90,7 @@ class NumpyEngine(Engine):
         u: np.ndarray,
         shift_a: np.ndarray,
         shift_b: np.ndarray,
-        moduli: ModuliSet,
+        moduli: ResidueSystem,
         out_dtype: Any,
     ) -> np.ndarray:
         """Phase B: exact CRT reconstruction of ``u``, one rounding, inverse scaling."""

@@ -28,7 +28,6 @@ from functools import partial
 
 import numpy as np
 
-from ...ozaki.moduli import ModuliSet
 from ...ozaki.residue_system import ResidueSystem
 from ..base import ResidueStack, complex_products
 from .exact import exact_int_matmul
@@ -90,7 +89,7 @@ def _fp8_product(x: np.ndarray, yt: np.ndarray, system: ResidueSystem, i: int) -
     return total
 
 
-def _product_rules(moduli: ModuliSet | ResidueSystem, i: int) -> tuple[Callable, Callable]:
+def _product_rules(moduli: ResidueSystem, i: int) -> tuple[Callable, Callable]:
     """The exact product of modulus ``i``'s residue planes, as Phase A forms it, and the
     same in float64 (sums and differences of products stay exact)."""
     if moduli.phase_a == "fp8":
@@ -120,7 +119,7 @@ def _gaussian_parts(product, ar, ai, br, bi, p: int, roots: tuple[int, int, int]
 def modular_products(
     a: ResidueStack,
     bt: ResidueStack,
-    moduli: ModuliSet | ResidueSystem,
+    moduli: ResidueSystem,
     *,
     complex_method: str = "karatsuba",
 ) -> np.ndarray:

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ...ozaki.moduli import ModuliSet
+from ...ozaki.residue_system import ResidueSystem
 
 __all__ = ["FLOAT32", "FLOAT64", "FloatFormat", "kulisch_reconstruct", "round_limbs"]
 
@@ -113,7 +113,7 @@ def round_limbs(mag: np.ndarray, shift: np.ndarray, bits: int, fmt: FloatFormat)
 
 
 def kulisch_reconstruct(
-    u: np.ndarray, shift: np.ndarray, moduli: ModuliSet, fmt: FloatFormat
+    u: np.ndarray, shift: np.ndarray, moduli: ResidueSystem, fmt: FloatFormat
 ) -> np.ndarray:
     """Round ``x * 2**shift`` where ``x`` is the CRT integer of ``u`` (``(N, M)`` uint8, or
     uint16 for an FP8 residue system)."""

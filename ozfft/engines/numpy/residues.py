@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...ozaki.moduli import ModuliSet
+from ...ozaki.residue_system import ResidueSystem
 from ...ozaki.residues import symmetric_int_residues
 from ...ozaki.scaling import scaled_integers
 from ..base import ResidueStack
@@ -52,7 +52,7 @@ def rmod(r: np.ndarray, p: int, tmp: np.ndarray | None = None) -> np.ndarray:
 
 
 def _residues_real(
-    x: np.ndarray, shift: np.ndarray, moduli: ModuliSet, rounding: str
+    x: np.ndarray, shift: np.ndarray, moduli: ResidueSystem, rounding: str
 ) -> np.ndarray:
     scaled = scaled_integers(np, x, shift[..., None].astype(np.int32), rounding).reshape(-1)
     d2 = np.trunc(scaled * _DIGIT**-2)
@@ -79,7 +79,7 @@ def _residues_real(
 
 
 def residues(
-    x: np.ndarray, shift: np.ndarray, moduli: ModuliSet, rounding: str = "trunc"
+    x: np.ndarray, shift: np.ndarray, moduli: ResidueSystem, rounding: str = "trunc"
 ) -> ResidueStack:
     """float32 residue planes ``(N, ..., rows, k)``; complex input gives ``(N, 2, ...)``."""
     parts = [_residues_real(part, shift, moduli, rounding) for part in real_parts(x)]
@@ -88,7 +88,7 @@ def residues(
     return ResidueStack(np.stack(parts, axis=1), is_complex=True)
 
 
-def integer_residues(re: np.ndarray, im: np.ndarray, moduli: ModuliSet) -> ResidueStack:
+def integer_residues(re: np.ndarray, im: np.ndarray, moduli: ResidueSystem) -> ResidueStack:
     """Residue stack ``(N, 2, ..., rows, k)`` (float32) of the integer operand re + i im."""
     planes = np.stack(
         [
