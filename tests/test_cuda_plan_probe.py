@@ -279,15 +279,11 @@ def test_probe_out_of_memory_states_its_bytes(rng):
     # a pool of its own: the default pool may hold free parts of chunks that earlier tests
     # split, which serve a request without growing the pool (and so without its limit)
     pool = cp.cuda.MemoryPool()
-    previous = cp.cuda.get_allocator()
-    cp.cuda.set_allocator(pool.malloc)
     pool.set_limit(size=b.nbytes // 2)  # less than Bt's rows
-    try:
+    with cp.cuda.using_allocator(pool.malloc):
         with pytest.raises(ozfft.DeviceMemoryError, match=r"the plan probe's state needs \d+") as e:
             ozfft.matmul(a, b)
-        assert e.value.needed_bytes >= b.nbytes
-    finally:
-        cp.cuda.set_allocator(previous)
-        pool.free_all_blocks()
-    want = ozfft.matmul(cp.asnumpy(a), cp.asnumpy(b))  # the limit restored: it runs again
+    assert e.value.needed_bytes >= b.nbytes
+    pool.free_all_blocks()
+    want = ozfft.matmul(cp.asnumpy(a), cp.asnumpy(b))  # the default pool again: it runs
     np.testing.assert_array_equal(cp.asnumpy(ozfft.matmul(a, b)), want)

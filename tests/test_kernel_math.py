@@ -190,11 +190,13 @@ def test_kernel_crt_round_window_edges_and_normal_limit(harness, count, binary32
     np.testing.assert_array_equal(out, np.array(want))
 
 
-def test_kernel_crt_round_fp8_system(harness, rng):
-    """The same for an FP8 residue system (moduli up to 2**15: full reductions)."""
+@pytest.mark.parametrize("count", [11, 15, None])
+def test_kernel_crt_round_fp8_system(harness, count, rng):
+    """The same for FP8 residue systems (moduli up to 2**15: full reductions): those for 11
+    and 15 INT8 moduli, whose quotient reads two digit sums, and the largest (three)."""
     from ozfft.scheme.gemm import fp8_max_moduli, fp8_system_for
 
-    system = fp8_system_for(fp8_max_moduli())
+    system = fp8_system_for(count or fp8_max_moduli())
     lib = harness(system)
     values = _edge_values(system.product // 2, rng)
     shifts = rng.integers(-1250, 1100, len(values)).astype(np.int32)

@@ -269,8 +269,9 @@ def test_gaussian_dp4a_sums_rebuild_re_and_im(count, rng):
 def test_reconstruct_kernel_takes_dp4a_explicitly():
     """The engine asks for the dp4a kernel by argument, not by what the macros carry: with
     the weights' bytes but without ``dp4a`` it builds the ``IMAD.WIDE`` kernel, and ``dp4a``
-    without the weights' bytes, or with other than four outputs a thread, is refused before
-    any kernel is built (so on a machine without a GPU too)."""
+    without the weights' bytes, with other than four outputs a thread, or for complex
+    products off a Gaussian system (real ones on it), whose kernel would build without the
+    dp4a weighting, is refused before any kernel is built (so without a GPU too)."""
     from ozfft.engines.cuda import engine
 
     built = []
@@ -285,6 +286,12 @@ def test_reconstruct_kernel_takes_dp4a_explicitly():
         for macros, vec in ((plain, 4), (weights, 2)):
             with pytest.raises(ValueError, match="four outputs a thread and the weights"):
                 engine._reconstruct_kernel(macros, False, vec, dp4a=True)
+        gaussian = phase_b_macros(
+            gaussian_system_for(system), out_float=False, byte_planes=True, dp4a_weights=True
+        )
+        for macros, is_complex in ((weights, True), (gaussian, False)):  # the kernel's #if
+            with pytest.raises(ValueError, match="real products, or complex ones on a Gaussian"):
+                engine._reconstruct_kernel(macros, is_complex, 4, dp4a=True)
     finally:
         engine.get_function = original
     assert [name for name, _ in built] == ["oz_reconstruct_real_vec"] * 2

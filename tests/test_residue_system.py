@@ -9,7 +9,7 @@ import math
 import numpy as np
 import pytest
 
-from ozfft.ozaki.moduli import MAX_MODULI, MIN_MODULI
+from ozfft.ozaki.moduli import INT8_MODULI, MAX_MODULI, MIN_MODULI, crt_constants
 from ozfft.ozaki.residue_system import (
     FP8_BASES,
     FP8_DIGIT_MAX,
@@ -26,9 +26,11 @@ def _symmetric(x: int, m: int) -> int:
 
 @pytest.mark.parametrize("count", range(MIN_MODULI, MAX_MODULI + 1))
 def test_int8_system_is_the_moduli_table(count):
-    system, table = int8_system(count), int8_system(count)
-    assert system.moduli == table.moduli
-    assert (system.product, system.weights) == (table.product, table.weights)
+    system = int8_system(count)
+    assert system.moduli == INT8_MODULI[:count] and system.bases == INT8_MODULI[:count]
+    assert (system.product, system.weights) == crt_constants(INT8_MODULI[:count])
+    assert system.phase_a == "int8" and not system.gaussian and system.limb_bits == 24
+    assert system.count * 256 * system.product < 2 ** (24 * system.num_limbs - 1)
     assert system.total_products == count and system.max_k() == 131071  # 2**31 / 128**2
 
 

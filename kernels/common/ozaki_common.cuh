@@ -438,8 +438,8 @@ __device__ __forceinline__ void oz_crt_add_complex(oz_i64 (&re)[OZ_DIGITS],
 
 // The value of the top OZ_QUOTIENT_DIGITS (at most three) digits times 2**-(31 t), t the
 // digits below them (constants.py, _crt_macros: as few as keep X / P within 2**-21)
-#ifndef OZ_QUOTIENT_DIGITS
-#define OZ_QUOTIENT_DIGITS 3
+#ifndef OZ_QUOTIENT_DIGITS  // (OZ_INV_P_TOP's scale depends on it: both from _crt_macros)
+#error "OZ_QUOTIENT_DIGITS: the digit sums the quotient reads (constants.py, _crt_macros)"
 #endif
 template <typename D>
 __device__ __forceinline__ double oz_top_digits(const D (&d)[OZ_DIGITS]) {

@@ -74,9 +74,10 @@ __device__ __forceinline__ void oz_pb_gaussian_bytes(oz_u32 w1, oz_u32 w2, int p
 #endif
 #endif
 // immediates (a UMOV each, shared by the dp4a of every output a thread), or in __constant__
-// memory (OZ_PB_WEIGHTS_CONSTANT 1: a ULDC.64 brings two): the complex kernel runs 2-3 %
-// faster from constant memory, the real one 1-5 % slower (docs/perf-notes.md, "The
-// weights in constant memory, the quotient from fewer digits")
+// memory (OZ_PB_WEIGHTS_CONSTANT 1: a ULDC.64 brings two): the complex kernel ran 0.3-2.6 %
+// faster from constant memory (3.2 % with the two-digit quotient at 16 Gaussian moduli), the
+// real one 1-5 % slower (docs/perf-notes.md, "Phase B's finish: a split reconstruction,
+// staged stores, constant weights")
 #ifndef OZ_PB_WEIGHTS_CONSTANT
 #ifdef OZ_GAUSSIAN
 #define OZ_PB_WEIGHTS_CONSTANT 1

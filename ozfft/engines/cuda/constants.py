@@ -220,8 +220,9 @@ def _crt_macros(moduli: ResidueSystem) -> dict[str, str]:
     ``P`` and the weights ``W_i`` as ``OZ_DIGITS`` base-``2**31`` digits (each fits a
     signed 32-bit multiplier); on a Gaussian system also ``W_i 2**-1`` and ``W_i
     (2j)**-1 mod P``, which take a modulus' Re and Im straight from its two products;
-    ``2**16 mod p_i`` for the partial reductions; ``2**(31 t) / P`` for the quotient from
-    the top ``t <= 3`` digits, and ``floor(P / 2 / B)``, ``B = 2**(31 (D - 2))``, below
+    ``2**16 mod p_i`` for the partial reductions; ``OZ_QUOTIENT_DIGITS``, the top digit
+    sums the quotient estimate reads (:func:`_quotient_digits`), and ``2**(31 t) / P``, ``t``
+    the digits below them; and ``floor(P / 2 / B)``, ``B = 2**(31 (D - 2))``, below
     which the top two digits of a remainder prove it inside ``(-P/2, P/2)``."""
     product = moduli.product
     digits = -(-product.bit_length() // DIGIT_BITS)

@@ -1858,6 +1858,10 @@ def _reconstruct_kernel(
     name = "oz_reconstruct_complex" if is_complex else "oz_reconstruct_real"
     if dp4a and (vec != 4 or "OZ_WEIGHT_BYTES" not in macros):
         raise ValueError("the dp4a weighting takes four outputs a thread and the weights' bytes")
+    if dp4a and is_complex != ("OZ_GAUSSIAN" in macros):
+        raise ValueError(
+            "the dp4a weighting takes real products, or complex ones on a Gaussian system"
+        )
     if vec > 1:
         macros, name = macros | {"OZ_PB_VEC": str(vec)}, name + "_vec"
         if dp4a:
