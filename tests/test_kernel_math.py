@@ -681,3 +681,23 @@ def test_kernel_dp4a_digit_sums_rebuild_the_crt_sums(harness, count, gaussian, r
                 assert x == sum(r * w for r, w in zip(reduced, tables[table], strict=True))
                 unreduced = sum(t * w for t, w in zip(terms, tables[table], strict=True))
                 assert (x - unreduced) % system.product == 0
+
+
+def test_probe_geometry_matches_kernel_source():
+    """The plan probe's launch geometry as the engine sets it (its rows kernels' threads,
+    its pairs kernels' threads: 2 x 2 of a block's tile pairs each) is the one
+    kernels/gemm/plan_probe.cu defines and bounds its launches with."""
+    from ozfft.engines.cuda import engine
+
+    src = (kernel_dir() / "gemm" / "plan_probe.cu").read_text()
+
+    def define(name):
+        return int(re.search(rf"#define {name} (\d+)", src).group(1))
+
+    assert engine._PROBE_THREADS == define("OZ_PROBE_THREADS")
+    assert engine._PROBE_PAIR_THREADS == define("OZ_PROBE_PAIR_THREADS")
+    assert (
+        define("OZ_PROBE_PAIR_THREADS")
+        == (define("OZ_PROBE_ROWS") // define("OZ_PROBE_TILE")) ** 2 // 4
+    )
+    assert src.count("__launch_bounds__(OZ_PROBE_PAIR_THREADS)") == 2

@@ -164,16 +164,7 @@ __device__ __forceinline__ const unsigned char* oz_pb_advance(const unsigned cha
 #if OZ_PB_VEC != 4
 #error "OZ_PB_DP4A transposes 4 x 4 bytes: OZ_PB_VEC 4"
 #endif
-// the fold's 64-bit adds: on the ALU pipe for real outputs, IMAD.WIDE.U32 for complex ones
-// (docs/perf-notes.md, "Complex Phase B on dp4a")
-#ifndef OZ_PB_FOLD_WIDE
-#ifdef OZ_GAUSSIAN
-#define OZ_PB_FOLD_WIDE 1
-#else
-#define OZ_PB_FOLD_WIDE 0
-#endif
-#endif
-#include "gemm/phase_b_bytes.cuh"
+#include "gemm/phase_b_bytes.cuh"  // (with the settings of either kind: OZ_PB_BY_KIND)
 
 // the output of byte-digit sums s at exponent sh: X = sum_b s[b] 2**(8 b) folded into
 // digit sums (oz_pb_fold), reduced, rounded and scaled once (oz_crt_finish)
@@ -184,17 +175,6 @@ __device__ __forceinline__ oz_out_real oz_pb_finish(const oz_u32 (&s)[OZ_WEIGHT_
     return (oz_out_real)oz_crt_finish<OZ_PREC, OZ_EMIN, OZ_EMAX>(acc, sh);
 }
 
-// blocks of 256 threads (the engine's) an SM the dp4a kernel is built for: 3 caps it at
-// 80 registers (~110 left to itself; at 20 moduli ptxas parks 44 bytes outside the dp4a
-// loop, at 15 and 16 none); the complex kernel, with the bytes of Re and Im, takes 2
-// (128 registers: at 80 it spills 176 bytes)
-#ifndef OZ_PB_DP4A_BLOCKS
-#ifdef OZ_GAUSSIAN
-#define OZ_PB_DP4A_BLOCKS 2
-#else
-#define OZ_PB_DP4A_BLOCKS 3
-#endif
-#endif
 #endif  // OZ_PB_DP4A
 // the launch bounds of the kernel that the dp4a weighting builds, none for the other
 #if defined(OZ_PB_DP4A) && !defined(OZ_GAUSSIAN)

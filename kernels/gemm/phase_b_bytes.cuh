@@ -6,6 +6,41 @@
 #pragma once
 #include "common/ozaki_common.cuh"
 
+// ---- the dp4a kernels' settings, real products | complex ones on a Gaussian system ----
+// (each can be set by its macro; docs/perf-notes.md, "Phase B's real weighting on dp4a",
+// "Complex Phase B on dp4a", "Phase B's finish: a split reconstruction, staged stores,
+// constant weights")
+#ifdef OZ_GAUSSIAN
+#define OZ_PB_BY_KIND(real, gaussian) gaussian
+#else
+#define OZ_PB_BY_KIND(real, gaussian) real
+#endif
+// blocks of 256 threads (the engine's) an SM the kernel is built for: 3 caps the real one
+// at 80 registers (~110 left to itself; at 20 moduli ptxas parks 44 bytes outside the dp4a
+// loop, at 15 and 16 none); the complex one, with the bytes of Re and Im, takes 2 (128
+// registers: at 80 it spills 176 bytes)
+#ifndef OZ_PB_DP4A_BLOCKS
+#define OZ_PB_DP4A_BLOCKS OZ_PB_BY_KIND(3, 2)
+#endif
+// the fold's 64-bit adds: on the ALU pipe for real outputs (the FMA-heavy pipe is the
+// dp4a's), IMAD.WIDE.U32 for complex ones (bound by issue)
+#ifndef OZ_PB_FOLD_WIDE
+#define OZ_PB_FOLD_WIDE OZ_PB_BY_KIND(0, 1)
+#endif
+// outputs that share each weight: all four while the real kernel's byte-digit sums fit its
+// 80 registers (up to 16 byte digits: 16 moduli), else two (one IMAD.MOV a weight and
+// pair); always four in the complex kernel (one part's sums live at a time, in 128)
+#ifndef OZ_PB_DP4A_PER_WEIGHT
+#define OZ_PB_DP4A_PER_WEIGHT OZ_PB_BY_KIND((OZ_WEIGHT_BYTES <= 16 ? 4 : 2), 4)
+#endif
+// the weights as immediates (a UMOV each, shared by the dp4a of every output a thread), or
+// in __constant__ memory (1: a ULDC.64 brings two): the complex kernel ran 0.3-2.6 % faster
+// from constant memory (3.2 % with the two-digit quotient at 16 Gaussian moduli), the real
+// one 1-5 % slower
+#ifndef OZ_PB_WEIGHTS_CONSTANT
+#define OZ_PB_WEIGHTS_CONSTANT OZ_PB_BY_KIND(0, 1)
+#endif
+
 // q[e] = byte e of w[0], w[1], w[2], w[3] (a 4 x 4 byte transpose: plane words of four
 // moduli, four outputs each, to the four moduli of each output)
 __device__ __forceinline__ void oz_pb_transpose(const oz_u32 (&w)[4], oz_u32 (&q)[4]) {
@@ -22,7 +57,7 @@ __device__ __forceinline__ void oz_pb_transpose(const oz_u32 (&w)[4], oz_u32 (&q
 // kernel's dp4a keep busy; with OZ_PB_FOLD_WIDE 1 (the complex kernel, bound by issue
 // rather than by that pipe) the one IMAD.WIDE.U32 instead of four instructions
 __device__ __forceinline__ void oz_pb_add_shifted(oz_i64& acc, oz_u32 x, int sh) {
-#if defined(__CUDA_ARCH__) && !(defined(OZ_PB_FOLD_WIDE) && OZ_PB_FOLD_WIDE)
+#if defined(__CUDA_ARCH__) && !OZ_PB_FOLD_WIDE
     unsigned long long r;
     asm("{\n\t.reg .u32 lo, hi, alo, ahi;\n\t"
         "shf.l.clamp.b32 lo, 0, %2, %3;\n\tshf.l.clamp.b32 hi, %2, 0, %3;\n\t"
@@ -63,28 +98,6 @@ __device__ __forceinline__ void oz_pb_gaussian_bytes(oz_u32 w1, oz_u32 w2, int p
 #ifdef OZ_WEIGHT_BYTES
 // ---- the weights' bytes (constants.py, weight_quads_macros) and the sums on them --------
 #define OZ_QUADS ((OZ_NUM_MODULI + 3) / 4)
-// outputs that share each weight's immediate: all four while their byte-digit sums fit the
-// 80 registers (up to 16 byte digits: 16 moduli), else two (one IMAD.MOV a weight and pair);
-// always four in the complex kernel (one part's sums live at a time, in 128 registers)
-#ifndef OZ_PB_DP4A_PER_WEIGHT
-#ifdef OZ_GAUSSIAN
-#define OZ_PB_DP4A_PER_WEIGHT 4
-#else
-#define OZ_PB_DP4A_PER_WEIGHT (OZ_WEIGHT_BYTES <= 16 ? 4 : 2)
-#endif
-#endif
-// immediates (a UMOV each, shared by the dp4a of every output a thread), or in __constant__
-// memory (OZ_PB_WEIGHTS_CONSTANT 1: a ULDC.64 brings two): the complex kernel ran 0.3-2.6 %
-// faster from constant memory (3.2 % with the two-digit quotient at 16 Gaussian moduli), the
-// real one 1-5 % slower (docs/perf-notes.md, "Phase B's finish: a split reconstruction,
-// staged stores, constant weights")
-#ifndef OZ_PB_WEIGHTS_CONSTANT
-#ifdef OZ_GAUSSIAN
-#define OZ_PB_WEIGHTS_CONSTANT 1
-#else
-#define OZ_PB_WEIGHTS_CONSTANT 0
-#endif
-#endif
 #if OZ_PB_WEIGHTS_CONSTANT
 #define OZ_PB_WEIGHTS_SPACE __constant__
 #else
