@@ -701,3 +701,24 @@ def test_probe_geometry_matches_kernel_source():
         == (define("OZ_PROBE_ROWS") // define("OZ_PROBE_TILE")) ** 2 // 4
     )
     assert src.count("__launch_bounds__(OZ_PROBE_PAIR_THREADS)") == 2
+
+
+def test_finish_without_its_quotient_digits_does_not_compile(tmp_path):
+    """``OZ_INV_P_TOP`` is scaled for ``OZ_QUOTIENT_DIGITS`` top digit sums
+    (constants.py, ``_crt_macros``): the host harness's macro set with the first but not
+    the second stops the build with a message naming it, rather than reading three sums by
+    default; with both it builds."""
+    macros = dict(moduli_macros(int8_system(15), with_limbs=True) | scaling_macros())
+    src = Path(__file__).with_name("host_harness.cpp")
+
+    def build(defines):
+        prologue = tmp_path / "prologue.h"
+        prologue.write_text("".join(f"#define {k} {v}\n" for k, v in defines.items()))
+        cmd = [CXX, "-std=c++17", "-fsyntax-only", "-include", str(prologue)]
+        return subprocess.run([*cmd, f"-I{kernel_dir()}", str(src)], capture_output=True, text=True)
+
+    assert build(macros).returncode == 0
+    del macros["OZ_QUOTIENT_DIGITS"]
+    run = build(macros)
+    assert run.returncode != 0
+    assert "OZ_QUOTIENT_DIGITS: the digit sums the quotient reads" in run.stderr
