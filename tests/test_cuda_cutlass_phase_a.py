@@ -80,6 +80,24 @@ def test_byte_planes_are_the_products_mod_p(igemm, m, n, kp, rng):
     assert (got[:, :, n:] == 0xEE).all()
 
 
+@pytest.mark.parametrize("kp", [256, 512])
+def test_byte_planes_of_many_tiles_a_block(igemm, kp, rng):
+    """Products of several hundred tiles, so that each persistent block takes many in turn
+    (the short-k epilogue alternates two staging buffers between them), with a partial last
+    row and column tile: every byte against the exact products mod p (binary64 products of
+    the integer residues, exact below 2**53)."""
+    from ozfft.ozaki.residue_system import int8_system
+
+    moduli = int8_system(16).moduli
+    m, n = 1000, 1040
+    a = rng.integers(-128, 128, (len(moduli), m, kp), dtype=np.int8)
+    bt = rng.integers(-128, 128, (len(moduli), n, kp), dtype=np.int8)
+    got = _products_mod_p(igemm, a, bt, moduli, n)
+    for i, p in enumerate(moduli):
+        exact = a[i].astype(np.float64) @ bt[i].astype(np.float64).T
+        np.testing.assert_array_equal(got[i], exact % p, err_msg=f"modulus {p}")
+
+
 def test_misaligned_stride_is_an_error(igemm):
     """A row stride that TMA cannot take is refused with CUTLASS's status, not run."""
     a = cp.zeros((1, 8, 32), cp.int8)

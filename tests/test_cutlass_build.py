@@ -194,6 +194,24 @@ def test_short_epilogue_remainder_is_exact_on_every_sum(p):
     assert np.array_equal(_short_epilogue_mod(v, p, c, lift_c), np.mod(v, p))
 
 
+def test_short_epilogue_pair_is_two_remainders_for_every_modulus(rng):
+    """The tile-store epilogue packs two sums as (v0 mod p) | (v1 mod p) << 8, taking the
+    second from umulhi(w1, 256 p) & 0xff00 (kernels/gemm/modp_igemm.cu, OzShortReduction::
+    pair): for every modulus from 2 to 256, on the ends of |v| <= 2**23, the multiples of p
+    near 0 and 2**14 random sums, that is 256 (v1 mod p) (p << 8 fits 32 bits)."""
+    moduli = tuple(cpa.MODP_IGEMM_MODULI)
+    cs, lift_cs = cpa.remainder_constants(moduli)
+    edge = 1 << 23
+    v = np.concatenate([
+        np.arange(-edge, -edge + 300), np.arange(edge - 300, edge + 1), np.arange(-300, 300),
+        rng.integers(-edge, edge + 1, 1 << 14),
+    ])  # fmt: skip
+    for p, c, lift_c in zip(moduli, cs, lift_cs, strict=True):
+        w = (v.astype(np.uint64) * np.uint64(c) + np.uint64(lift_c)) & np.uint64(0xFFFFFFFF)
+        high = ((w * np.uint64(p << 8)) >> np.uint64(32)) & np.uint64(0xFF00)
+        np.testing.assert_array_equal(high, np.mod(v, p) << 8, err_msg=f"modulus {p}")
+
+
 def test_short_epilogue_bound_holds_for_every_modulus():
     """The bound behind the remainder for every modulus the kernel takes: with c =
     (2**32 + e) / p, w = (c u) mod 2**32 gives umulhi(w, p) = u mod p when e (u + p) <

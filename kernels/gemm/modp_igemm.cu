@@ -10,14 +10,16 @@
 //   oz_modp_igemm            check, initialize and launch on a stream,
 //   oz_modp_igemm_status     the text of a status code.
 // Kernel: CUTLASS 3 sm90a warp-specialized persistent GEMM (wgmma INT8, TMA loads with
-// multicast across an OZ_MODP_CLUSTER_M x OZ_MODP_CLUSTER_N cluster, TMA stores),
-// OZ_MODP_TILE_M x OZ_MODP_TILE_N x 128 tiles; its epilogue an epilogue visitor tree
-// acc -> acc mod p with p and its constants broadcast per batch (no division on the device):
-// two instantiations, the two-instruction remainder for k <= OZ_MODP_SHORT_K (OzFastModP) and
-// the exact quotient for longer k (OzModP, by OzReduction). OZ_MODP_PINGPONG 1: two consumer
-// warpgroups on alternate tiles; 0: both on one tile (cooperative). The defaults (cooperative,
-// 256 x 128 tiles, 1 x 2 clusters, CUTLASS's epilogue subtile) were the fastest of the
-// variants measured at k = 256, 1024 and 4096.
+// multicast across an OZ_MODP_CLUSTER_M x OZ_MODP_CLUSTER_N cluster),
+// OZ_MODP_TILE_M x OZ_MODP_TILE_N x 128 tiles, its epilogue acc -> acc mod p with p and its
+// constants per batch (no division on the device). Two instantiations: for k <=
+// OZ_MODP_SHORT_K the two-instruction remainder (OzFastModP) in OzTileStore, an epilogue of
+// our own that stages the whole tile in shared memory and stores it with 16-byte stores; for
+// longer k the exact quotient (OzModP, by OzReduction) in an epilogue visitor tree on
+// CUTLASS's TMA epilogue (OZ_MODP_TILE_STORE 0: the short kernel's too). OZ_MODP_PINGPONG 1:
+// two consumer warpgroups on alternate tiles (both kernels on the TMA epilogue); 0: both on one
+// tile (cooperative). The defaults (cooperative, 256 x 128 tiles, 1 x 2 clusters, CUTLASS's
+// epilogue subtile) were the fastest of the variants measured at k = 256, 1024 and 4096.
 #include <cstdint>
 #include <type_traits>
 
@@ -57,6 +59,12 @@ using EpilogueTile = cutlass::epilogue::collective::EpilogueTileAuto;
 #endif
 // the longest k whose sums (|v| <= 128 * 128 * k = 2**23) take OzFastModP's remainder
 #define OZ_MODP_SHORT_K 512
+// 1: the short-k kernel's epilogue is OzTileStore (the tile's bytes staged once in shared
+// memory, 16-byte stores from the threads; cooperative schedule only); 0: CUTLASS's TMA
+// epilogue over an epilogue visitor tree, subtile by subtile, as the long-k kernel's
+#ifndef OZ_MODP_TILE_STORE
+#define OZ_MODP_TILE_STORE 1
+#endif
 
 // v mod p in [0, p) for |v| <= 2**30 and 2 <= p <= 256, by division by an invariant integer
 // (Granlund and Montgomery, "Division by invariant integers using multiplication"): with
@@ -152,6 +160,134 @@ struct OzFastModP<cutlass::Array<T, N>> {
     }
 };
 
+// One batch's reduction v -> v mod p for short k (OzFastModP's remainder), its modulus's
+// constants read from ModpIgemm's table (row r of `batches` values at table + r batches).
+struct OzShortReduction {
+    unsigned p, c, lift_c;
+    CUTLASS_DEVICE OzShortReduction(const int32_t* table, int batches, int l)
+        : p(static_cast<unsigned>(__ldg(table + l))),
+          c(static_cast<unsigned>(__ldg(table + 2 * batches + l))),
+          lift_c(static_cast<unsigned>(__ldg(table + 3 * batches + l))) {}
+    CUTLASS_DEVICE unsigned operator()(int v) const {
+        return OzFastModP<int>::remainder(v, p, c, lift_c);
+    }
+    // (v0 mod p) | (v1 mod p) << 8: with w1 = c u1 mod 2**32, umulhi(w1, 256 p) = 256 floor(w1
+    // p / 2**32) + (a byte), so the shift comes with the multiply and the mask with the OR
+    CUTLASS_DEVICE unsigned pair(int v0, int v1) const {
+        const unsigned w1 = static_cast<unsigned>(v1) * c + lift_c;
+        return (__umulhi(w1, p << 8) & 0xff00u) | (*this)(v0);
+    }
+};
+
+// The short-k epilogue of OZ_MODP_TILE_STORE, a collective with the interface of CUTLASS's
+// DefaultEpilogue (run through Sm90TmaWarpSpecializedAdapter). Each consumer thread reduces its
+// accumulators mod p two at a time (Reduction::pair) and stores the byte pairs into shared
+// memory at their place in the tile, rows padded by 16 bytes (two buffers, alternate tiles, so
+// one barrier a tile suffices); after one barrier of the kThreads consumer threads, each stores
+// whole 16-byte chunks of the tile to D. CUTLASS's TMA epilogue took the tile in subtiles with
+// a barrier, a fence and a TMA store each (docs/perf-notes.md, "Phase A's epilogue: the tile
+// stored at once").
+template <class Reduction, int kTileM, int kTileN, int kThreads>
+class OzTileStore {
+  public:
+    using ElementC = uint8_t;
+    using ElementD = uint8_t;
+    using StrideC = Stride<int64_t, _1, int64_t>;
+    using StrideD = Stride<int64_t, _1, int64_t>;
+    using GmemTiledCopyC = void;
+    using GmemTiledCopyD = void;
+    struct ThreadEpilogueOp {};  // no thread-level functor: the reduction is Reduction's
+    static constexpr int kChunks = kTileN / 16;  // 16-byte chunks a tile row
+    // a staged row and 16 bytes: rows 4 banks apart, so the 8 rows of a fragment's stores
+    // (4 lanes a row, 2 bytes each) fall on 16 distinct banks
+    static constexpr int kRowBytes = kTileN + 16;
+    static_assert(kRowBytes / 4 % 32 == 4, "rows 4 banks apart");
+    struct SharedStorage {
+        alignas(128) uint8_t tile[2][kTileM * kRowBytes];
+    };
+    struct Arguments {
+        uint8_t* ptr_D = nullptr;
+        StrideD dD{};
+        const int32_t* table = nullptr;
+        int batches = 0;
+    };
+    using Params = Arguments;
+
+    template <class ProblemShape>
+    static constexpr Params to_underlying_arguments(ProblemShape const&, Arguments const& args,
+                                                    void*) {
+        return args;
+    }
+    template <class ProblemShape>
+    static size_t get_workspace_size(ProblemShape const&, Arguments const&) {
+        return 0;
+    }
+    template <class ProblemShape>
+    static cutlass::Status initialize_workspace(ProblemShape const&, Arguments const&, void*,
+                                                cudaStream_t,
+                                                cutlass::CudaHostAdapter* = nullptr) {
+        return cutlass::Status::kSuccess;
+    }
+    // 16-byte stores: D, its row and batch strides and n multiples of 16 bytes
+    template <class ProblemShape>
+    static bool can_implement(ProblemShape const& shape, Arguments const& args) {
+        return get<1>(shape) % 16 == 0 && get<0>(args.dD) % 16 == 0 &&
+               get<2>(args.dD) % 16 == 0 && reinterpret_cast<uintptr_t>(args.ptr_D) % 16 == 0 &&
+               args.table != nullptr;
+    }
+
+    CUTLASS_HOST_DEVICE OzTileStore(Params const& params) : params_(params) {}
+
+    CUTLASS_DEVICE bool is_source_needed() { return false; }
+
+    template <class ProblemShapeMNKL, class BlockShapeMNK, class BlockCoordMNKL, class FrgEngine,
+              class FrgLayout, class TiledMma, class ResidueMNK>
+    CUTLASS_DEVICE void operator()(ProblemShapeMNKL problem_shape_mnkl, BlockShapeMNK blk_shape,
+                                   BlockCoordMNKL blk_coord,
+                                   Tensor<FrgEngine, FrgLayout> const& accumulators,
+                                   TiledMma tiled_mma, ResidueMNK, int thread_idx, char* smem) {
+        static_assert(size(TiledMma{}) == kThreads, "kThreads: the consumer threads");
+        static_assert(size<0>(BlockShapeMNK{}) == kTileM && size<1>(BlockShapeMNK{}) == kTileN);
+        const int m = get<0>(problem_shape_mnkl), n = get<1>(problem_shape_mnkl);
+        const int m_coord = get<0>(blk_coord), n_coord = get<1>(blk_coord);
+        const int l_coord = get<3>(blk_coord);
+        const Reduction reduce(params_.table, params_.batches, l_coord);
+        uint8_t* stage = reinterpret_cast<SharedStorage*>(smem)->tile[buffer_];
+        buffer_ ^= 1;
+
+        // the (row, column) in the tile of each accumulator; accumulators 2j and 2j + 1 are
+        // neighbours in a row (the wgmma accumulator fragment)
+        const Tensor coords = tiled_mma.get_thread_slice(thread_idx)
+                                  .partition_C(make_identity_tensor(take<0, 2>(blk_shape)));
+        CUTLASS_PRAGMA_UNROLL
+        for (int i = 0; i < size(accumulators); i += 2) {
+            const int row = get<0>(coords(i)), col = get<1>(coords(i));
+            const unsigned pair = reduce.pair(accumulators(i), accumulators(i + 1));
+            *reinterpret_cast<uint16_t*>(stage + row * kRowBytes + col) =
+                static_cast<uint16_t>(pair);
+        }
+        cutlass::arch::NamedBarrier::sync(kThreads, 0);  // user barrier 0: past CUTLASS's
+
+        const int rows = min(kTileM, m - m_coord * kTileM);
+        const int chunks = min(kChunks, (n - n_coord * kTileN) / 16);
+        uint8_t* d = params_.ptr_D + static_cast<int64_t>(l_coord) * get<2>(params_.dD) +
+                     static_cast<int64_t>(m_coord) * kTileM * get<0>(params_.dD) +
+                     static_cast<int64_t>(n_coord) * kTileN;
+        CUTLASS_PRAGMA_UNROLL
+        for (int q = thread_idx; q < kTileM * kChunks; q += kThreads) {
+            const int row = q / kChunks, chunk = q % kChunks;
+            const uint4 bytes =
+                *reinterpret_cast<const uint4*>(stage + row * kRowBytes + chunk * 16);
+            if (row < rows && chunk < chunks)
+                *reinterpret_cast<uint4*>(d + row * get<0>(params_.dD) + chunk * 16) = bytes;
+        }
+    }
+
+  private:
+    Params params_;
+    int buffer_ = 0;
+};
+
 using ElementA = int8_t;
 using ElementB = int8_t;
 using ElementAcc = int32_t;
@@ -183,12 +319,22 @@ using LongEVT = ReduceEVT<OzModP, ScalarOfBatch, ScalarOfBatch>;
 using ShortEVT = ReduceEVT<OzFastModP, ScalarOfBatch, ScalarOfBatch, ScalarOfBatch>;
 
 template <class EVT>
-struct ModpGemm {
-    using CollectiveEpilogue = typename cutlass::epilogue::collective::CollectiveBuilder<
-        cutlass::arch::Sm90, cutlass::arch::OpClassTensorOp, TileShape, ClusterShape,
-        EpilogueTile, ElementAcc, ElementAcc, void, LayoutD,
-        kAlign, ElementD, LayoutD, kAlign, EpilogueSchedule, EVT>::CollectiveOp;
+using TmaEpilogue = typename cutlass::epilogue::collective::CollectiveBuilder<
+    cutlass::arch::Sm90, cutlass::arch::OpClassTensorOp, TileShape, ClusterShape, EpilogueTile,
+    ElementAcc, ElementAcc, void, LayoutD, kAlign, ElementD, LayoutD, kAlign, EpilogueSchedule,
+    EVT>::CollectiveOp;
+#if OZ_MODP_TILE_STORE && !OZ_MODP_PINGPONG
+#define OZ_MODP_SHORT_TILE_STORE 1
+using ShortEpilogue = cutlass::epilogue::collective::detail::Sm90TmaWarpSpecializedAdapter<
+    OzTileStore<OzShortReduction, OZ_MODP_TILE_M, OZ_MODP_TILE_N, 256>>;  // two warpgroups
+#else
+#define OZ_MODP_SHORT_TILE_STORE 0
+using ShortEpilogue = TmaEpilogue<ShortEVT>;
+#endif
+using LongEpilogue = TmaEpilogue<LongEVT>;
 
+template <class CollectiveEpilogue>
+struct ModpGemm {
     using CollectiveMainloop = typename cutlass::gemm::collective::CollectiveBuilder<
         cutlass::arch::Sm90, cutlass::arch::OpClassTensorOp, ElementA, LayoutA, kAlign, ElementB,
         LayoutB, kAlign, ElementAcc, TileShape, ClusterShape,
@@ -200,8 +346,8 @@ struct ModpGemm {
                                                             CollectiveMainloop, CollectiveEpilogue>;
     using Gemm = cutlass::gemm::device::GemmUniversalAdapter<GemmKernel>;
 };
-using LongGemm = ModpGemm<LongEVT>::Gemm;
-using ShortGemm = ModpGemm<ShortEVT>::Gemm;
+using LongGemm = ModpGemm<LongEpilogue>::Gemm;
+using ShortGemm = ModpGemm<ShortEpilogue>::Gemm;
 
 // status codes past CUTLASS's own (cutlass::Status, 0 = success)
 constexpr int kCudaErrorBase = 1000;  // 1000 + cudaError_t of the launch
@@ -225,6 +371,15 @@ typename Gemm::Arguments make_arguments(const int8_t* a, long long lda, long lon
     hw.device_id = device;
     hw.sm_count = cutlass::KernelHardwareInfo::query_device_multiprocessor_count(device);
 
+#if OZ_MODP_SHORT_TILE_STORE
+    if constexpr (std::is_same_v<Gemm, ShortGemm>)
+        return typename Gemm::Arguments{cutlass::gemm::GemmUniversalMode::kGemm,
+                                        {m, n, k, batches},
+                                        {a, stride_a, bt, stride_b},
+                                        {d, stride_d, table, batches},
+                                        hw};
+    else {
+#endif
     typename Gemm::Arguments args{cutlass::gemm::GemmUniversalMode::kGemm,
                                   {m, n, k, batches},
                                   {a, stride_a, bt, stride_b},
@@ -247,6 +402,9 @@ typename Gemm::Arguments make_arguments(const int8_t* a, long long lda, long lon
         cute::get<3>(tree).dScalar[0] = per_batch;
     }
     return args;
+#if OZ_MODP_SHORT_TILE_STORE
+    }
+#endif
 }
 
 template <class Gemm>
