@@ -395,6 +395,10 @@ def test_macros_are_immutable_sorted_and_hashable():
         m["OZ_C"] = "3"  # type: ignore[index]
     assert (m | {"OZ_A": "9"})["OZ_A"] == "9" and m["OZ_A"] == "1"
     assert ({"OZ_C": "3"} | m).pairs[-1] == ("OZ_C", "3")
+    assert ({"OZ_A": "9", "OZ_C": "3"} | m)["OZ_A"] == "1"  # the right operand wins
+    # a union is built once per pair of operands: the same object on every launch path call
+    assert (m | {"OZ_A": "9"}) is (m | {"OZ_A": "9"}) is (m | Macros({"OZ_A": "9"}))
+    assert (m | {"OZ_A": 9}) == (m | {"OZ_A": "9"})
     assert moduli_macros(int8_system(4), with_limbs=False)["OZ_MODULI"] == "256,255,253,251"
 
 

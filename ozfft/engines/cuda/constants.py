@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from fractions import Fraction
-from functools import cache
+from functools import cache, lru_cache
 
 import numpy as np
 
@@ -128,15 +128,29 @@ class Macros(Mapping[str, str]):
         return Mapping.__eq__(self, other)
 
     def __or__(self, other: Mapping[str, str]) -> Macros:
-        """Union; ``other`` wins on a shared name (as for ``dict``)."""
+        """Union; ``other`` wins on a shared name (as for ``dict``). Built once per pair
+        of operands (the launch paths form the same unions on every call)."""
         if not isinstance(other, Mapping):
             return NotImplemented
-        return Macros({**self._map, **other})
+        return _union(self, _pairs(other))
 
     def __ror__(self, other: Mapping[str, str]) -> Macros:
         if not isinstance(other, Mapping):
             return NotImplemented
-        return Macros({**other, **self._map})
+        return _union(Macros(other), self.pairs)
+
+
+def _pairs(macros: Mapping[str, str]) -> tuple[tuple[str, str], ...]:
+    """``(name, value)`` pairs of a mapping, sorted by name (a hashable key)."""
+    if isinstance(macros, Macros):
+        return macros.pairs
+    return tuple(sorted((str(name), str(value)) for name, value in macros.items()))
+
+
+@lru_cache(maxsize=4096)
+def _union(base: Macros, extra: tuple[tuple[str, str], ...]) -> Macros:
+    """``base`` with the pairs ``extra`` defined over it."""
+    return Macros({**base._map, **dict(extra)})
 
     def __repr__(self) -> str:
         return f"Macros({self._map!r})"
