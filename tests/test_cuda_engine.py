@@ -133,6 +133,55 @@ def test_row_stats_kernels_match_numpy_engine(width, rng):
     np.testing.assert_array_equal(cp.asnumpy(st.sumsq), want_sumsq)
 
 
+@pytest.mark.parametrize(
+    "dtype, m, n, k",
+    [(np.float64, 300, 77, 256), (np.complex128, 40, 90, 700), (np.float64, 5, 9, 3)],
+)
+def test_fast_stats_of_both_operands_in_one_launch(dtype, m, n, k, rng):
+    """The CUDA engine's one-launch statistics and shifts of A and Bt (streamed rows of 256,
+    rows of 1400 doubles held in registers, short rows; m != n) are the NumPy engine's
+    row_stats and fast_shift bit for bit: wide exponent spreads, zeros, subnormals, a zero
+    row in each operand."""
+    from ozfft.engines.numpy import NumpyEngine
+    from ozfft.engines.select import cuda_engine
+
+    def operand(rows):
+        x = rng.standard_normal((rows, k)) * np.exp(rng.uniform(-40, 40, (rows, k)))
+        if dtype == np.complex128:
+            x = x + 1j * rng.standard_normal((rows, k))
+        x[0, ::3] = 0.0
+        x[-1] = 0.0
+        x[rows // 2, : k // 2] = rng.integers(1, 2**52, k // 2) * 2.0**-1074
+        return x
+
+    a, bt = operand(m), operand(n)
+    budget = 121
+    got = cuda_engine().fast_stats(cp.asarray(a), cp.asarray(bt), budget, defer_check=True)
+    want = NumpyEngine().fast_stats(a, bt, budget)
+    got[0].check_finite()
+    for g, w in zip(got, want, strict=True):
+        if hasattr(w, "max_exp"):
+            np.testing.assert_array_equal(cp.asnumpy(g.max_exp), w.max_exp)
+            np.testing.assert_array_equal(cp.asnumpy(g.sumsq), w.sumsq)
+        else:
+            np.testing.assert_array_equal(cp.asnumpy(g), w)
+
+
+def test_fast_stats_name_the_operand_with_nan_or_inf(rng):
+    """One read for both operands' counts: A's NaN or Inf are raised before Bt's, Bt's alone
+    name Bt."""
+    from ozfft.engines.select import cuda_engine
+
+    a, bt = rng.standard_normal((6, 256)), rng.standard_normal((7, 256))
+    bt[3, 5] = np.nan
+    sa, _, _, _ = cuda_engine().fast_stats(cp.asarray(a), cp.asarray(bt), 100, defer_check=True)
+    with pytest.raises(ozfft.NonFiniteInputError, match=r"operand 'b'.*1 non-finite.*NaN"):
+        sa.check_finite()
+    a[0, 0], a[1, 1] = np.inf, np.nan
+    with pytest.raises(ozfft.NonFiniteInputError, match=r"operand 'a'.*2 non-finite.*NaN and Inf"):
+        cuda_engine().fast_stats(cp.asarray(a), cp.asarray(bt), 100)
+
+
 def test_workspace_too_small_states_bytes(monkeypatch):
     monkeypatch.setenv("OZFFT_WORKSPACE", "1000")
     a = cp.ones((512, 512))

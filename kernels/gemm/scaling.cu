@@ -40,6 +40,8 @@ __device__ __forceinline__ void oz_each_entry(const oz_u64* __restrict__ xr, lon
 // Per-row statistics of one block (a complex row is 2k doubles: both parts count):
 // max_exp: largest frexp exponent of a nonzero entry (OZ_ZERO_ROW_EXP if none);
 // sumsq: sum of ceil(c*c*2**max(2(e-E)+F, MIN)) with c = ceil(128|f|) (fast mode);
+// shift (where not null, with sumsq): the row's fast-mode shift for the CRT budget
+// `budget` (oz_fast_shift_of, as oz_row_rule forms it);
 // counts[0], counts[1]: NaN and Inf entries of the whole operand.
 // All of it on the doubles' bits with integer instructions (oz_frexp_bound, oz_sumsq_term in
 // common/ozaki_common.cuh): the same integers as frexp/ceil/ldexp in float64
@@ -54,6 +56,7 @@ template <typename Each>
 __device__ __forceinline__ void oz_row_stats_of(Each each, long long row, int need_sumsq,
                                                 int* __restrict__ max_exp,
                                                 long long* __restrict__ sumsq,
+                                                int* __restrict__ shift, oz_i64 budget,
                                                 unsigned long long* __restrict__ counts,
                                                 OzRowShared& sh) {
     constexpr oz_u64 abs_mask = 0x7fffffffffffffffULL, inf_bits = 0x7ff0000000000000ULL;
@@ -86,7 +89,10 @@ __device__ __forceinline__ void oz_row_stats_of(Each each, long long row, int ne
             if (mag != 0 && mag < inf_bits) acc += oz_sumsq_term(mag, row_max);
         });
         oz_i64 total = oz_block_reduce(acc, OzSum(), (oz_i64)0, sh.sum_part);
-        if (threadIdx.x == 0) sumsq[row] = total;
+        if (threadIdx.x == 0) {
+            sumsq[row] = total;
+            if (shift != nullptr) shift[row] = (int)oz_fast_shift_of(row_max, total, budget);
+        }
     }
     __syncthreads();
 }
@@ -101,20 +107,35 @@ struct OzStreamedRow {
     }
 };
 
-// The statistics kernels' parameters: `rows` rows of `width` doubles at x, and the outputs.
+// The statistics kernels' parameters: `rows` rows of `width` doubles, the first `rows_a` at
+// x, the rest at x_b (two operands in one launch: A's rows, then Bt's), and the outputs, row
+// r's at index r; counts: NaN and Inf of x's rows, then of x_b's; shift: null, or the rows'
+// fast-mode shifts for the CRT budget `budget` (with need_sumsq).
 #define OZ_ROW_STATS_PARAMS                                                                  \
-    const double *__restrict__ x, long long rows, long long width, int need_sumsq,           \
-        int *__restrict__ max_exp, long long *__restrict__ sumsq,                            \
+    const double *__restrict__ x, const double *__restrict__ x_b, long long rows,            \
+        long long rows_a, long long width, int need_sumsq, oz_i64 budget,                    \
+        int *__restrict__ max_exp, long long *__restrict__ sumsq, int *__restrict__ shift,  \
         unsigned long long *__restrict__ counts
+
+// Row r's doubles (x's rows, then x_b's) and its operand's NaN and Inf counts.
+__device__ __forceinline__ const oz_u64* oz_stats_row(const double* x, const double* x_b,
+                                                      long long row, long long rows_a,
+                                                      long long width,
+                                                      unsigned long long*& counts) {
+    if (row < rows_a) return reinterpret_cast<const oz_u64*>(x) + row * width;
+    counts += 2;
+    return reinterpret_cast<const oz_u64*>(x_b) + (row - rows_a) * width;
+}
 
 // One block per row at a time (grid-stride over rows), the row streamed twice: its loads
 // issued OZ_STATS_LOADS at a time, the second pass finding the row in L2.
 extern "C" __global__ void __launch_bounds__(1024, 2) oz_row_stats(OZ_ROW_STATS_PARAMS) {
     __shared__ OzRowShared sh;
-    const oz_u64* xbits = reinterpret_cast<const oz_u64*>(x);
     for (long long row = blockIdx.x; row < rows; row += gridDim.x) {
-        oz_row_stats_of(OzStreamedRow{xbits + row * width, width}, row, need_sumsq, max_exp,
-                        sumsq, counts, sh);
+        unsigned long long* row_counts = counts;
+        const oz_u64* xr = oz_stats_row(x, x_b, row, rows_a, width, row_counts);
+        oz_row_stats_of(OzStreamedRow{xr, width}, row, need_sumsq, max_exp, sumsq, shift,
+                        budget, row_counts, sh);
     }
 }
 
@@ -136,16 +157,17 @@ struct OzCachedRow {
 // row crosses the memory system once, in one round trip (one block of 1024 threads per SM).
 extern "C" __global__ void __launch_bounds__(1024, 1) oz_row_stats_cached(OZ_ROW_STATS_PARAMS) {
     __shared__ OzRowShared sh;
-    const oz_u64* xbits = reinterpret_cast<const oz_u64*>(x);
     for (long long row = blockIdx.x; row < rows; row += gridDim.x) {
-        const oz_u64* xr = xbits + row * width;
+        unsigned long long* row_counts = counts;
+        const oz_u64* xr = oz_stats_row(x, x_b, row, rows_a, width, row_counts);
         oz_u64 v[OZ_STATS_CACHED];
 #pragma unroll
         for (int u = 0; u < OZ_STATS_CACHED; ++u) {
             const long long h = threadIdx.x + (long long)u * blockDim.x;
             v[u] = h < width ? xr[h] : 0ULL;  // zero bits: skipped by every statistic
         }
-        oz_row_stats_of(OzCachedRow{v}, row, need_sumsq, max_exp, sumsq, counts, sh);
+        oz_row_stats_of(OzCachedRow{v}, row, need_sumsq, max_exp, sumsq, shift, budget,
+                        row_counts, sh);
     }
 }
 

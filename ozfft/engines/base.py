@@ -237,6 +237,18 @@ class Engine(abc.ABC):
     def bound_product(self, abar: Any, btbar: Any, bound_bits: int) -> Any:
         """Accurate mode: exact ``Abar @ Btbar^T`` (entries < 2**12 k)."""
 
+    def fast_stats(
+        self, a: Any, bt: Any, budget_bits: int, *, defer_check: bool = False
+    ) -> tuple[RowStats, RowStats, Any, Any]:
+        """Fast-mode statistics of both prepared operands (:meth:`row_stats` with
+        ``need_sumsq``; A's NaN/Inf test before Bt's) and their shifts for the CRT budget
+        ``budget_bits`` (:meth:`fast_shift`): ``(stats_a, stats_b, shift_a, shift_b)``.
+        Engines may form all of it in one pass; the integers are the stages'."""
+        sa = self.row_stats(a, "a", need_sumsq=True, defer_check=defer_check)
+        sb = self.row_stats(bt, "b", need_sumsq=True, defer_check=defer_check)
+        shift_a = self.fast_shift(sa.max_exp, sa.sumsq, budget_bits)
+        return sa, sb, shift_a, self.fast_shift(sb.max_exp, sb.sumsq, budget_bits)
+
     def fast_shift(self, max_exp: Any, sumsq: Any, budget_bits: int | tuple[int, ...]) -> Any:
         """Fast-mode row shifts (:func:`ozfft.ozaki.scaling.fast_shift`, an integer array)
         for the CRT budget ``budget_bits``, or for a tuple of budgets at once (stacked

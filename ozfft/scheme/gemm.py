@@ -454,9 +454,14 @@ def _staged_product(
 ) -> Any:
     """One exact product on ``moduli`` with the shifts of ``mode`` for the CRT budget
     ``budget_bits``: statistics (``stats``, where the caller has them: ``_stats``'s
-    result), shifts and :func:`_product` (NaN/Inf raised once the residues are queued)."""
-    sa, sb, extra = _stats(engine, a, bt, mode, defer_check=True) if stats is None else stats
-    shift_a, shift_b = _shifts_for(engine, sa, sb, extra, budget_bits, mode)
+    result; fast mode without them: both operands' statistics and shifts from
+    :meth:`~ozfft.engines.base.Engine.fast_stats`), shifts and :func:`_product` (NaN/Inf
+    raised once the residues are queued)."""
+    if stats is None and mode == "fast":
+        sa, sb, shift_a, shift_b = engine.fast_stats(a, bt, budget_bits, defer_check=True)
+    else:
+        sa, sb, extra = _stats(engine, a, bt, mode, defer_check=True) if stats is None else stats
+        shift_a, shift_b = _shifts_for(engine, sa, sb, extra, budget_bits, mode)
     return _product(
         engine,
         a,

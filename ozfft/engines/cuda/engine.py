@@ -483,37 +483,80 @@ class CudaEngine(Engine):
     def row_stats(
         self, x: Any, operand: str, *, need_sumsq: bool, defer_check: bool = False
     ) -> RowStats:
+        (stats,), _ = self._row_stats_of((x,), (operand,), need_sumsq, None, defer_check)
+        return stats
+
+    def fast_stats(
+        self, a: Any, bt: Any, budget_bits: int, *, defer_check: bool = False
+    ) -> tuple[RowStats, RowStats, Any, Any]:
+        """One launch for both operands where their rows are equally wide (always, for
+        prepared operands of one product): their statistics and, in the same pass, each
+        row's fast-mode shift (``oz_row_stats*`` with a budget); one NaN/Inf read."""
+        if a.shape[-1] != bt.shape[-1] or a.dtype != bt.dtype:
+            return super().fast_stats(a, bt, budget_bits, defer_check=defer_check)
+        (sa, sb), (shift_a, shift_b) = self._row_stats_of(
+            (a, bt), ("a", "b"), True, int(budget_bits), defer_check
+        )
+        return sa, sb, shift_a, shift_b
+
+    def _row_stats_of(
+        self,
+        xs: tuple[Any, ...],
+        operands: tuple[str, ...],
+        need_sumsq: bool,
+        budget_bits: int | None,
+        defer_check: bool,
+    ) -> tuple[tuple[RowStats, ...], tuple[Any, ...]]:
+        """The statistics of one or two operands of equally wide rows in one launch of
+        ``gemm/scaling.cu`` (A's rows, then Bt's): one allocation (int32 exponents and
+        shifts, int64 sums of squares, the NaN/Inf counts, which alone are zeroed), one
+        read of the counts. With ``budget_bits`` (and ``need_sumsq``) the rows' fast-mode
+        shifts for that budget too; else the second tuple is empty."""
         cp = self._cp
-        flat, rows, k, parts = self._as_rows(x)
+        shaped = [self._as_rows(x) for x in xs]
+        counts_at = [0]
+        for _, rows, _, _ in shaped:
+            counts_at.append(counts_at[-1] + rows)
+        total = counts_at[-1]
+        _, _, k, parts = shaped[0]
+        # 8-byte words: the sums of squares (total), the exponents and the shifts (int32,
+        # total each), the counts (2 an operand)
+        words = 2 * total + 2 * len(xs)
         with phase("scaling", self._clock):
-            max_exp = cp.empty(rows, cp.int32)
-            sumsq = cp.zeros(rows, cp.int64)
-            counts = cp.zeros(2, cp.uint64)
-            if rows:
-                name, threads, blocks = _stats_launch(rows, k * parts, self._sm_count)
+            space = self._alloc("row statistics", (words,), cp.int64, 8 * words).data
+            sumsq = cp.ndarray((total,), cp.int64, space)
+            max_exp = cp.ndarray((total,), cp.int32, space + 8 * total)
+            shift = cp.ndarray((total,), cp.int32, space + 12 * total)
+            counts = cp.ndarray((2 * len(xs),), cp.uint64, space + 16 * total)
+            stream = cp.cuda.get_current_stream().ptr
+            cp.cuda.runtime.memsetAsync(counts.data.ptr, 0, counts.nbytes, stream)
+            with_shift = budget_bits is not None and need_sumsq
+            if total:
+                name, threads, blocks = _stats_launch(total, k * parts, self._sm_count)
                 kernel = get_function(_SCALING_CU, name, scaling_macros())
+                first, last = shaped[0][0], shaped[-1][0]
                 kernel(
                     (blocks,),
                     (threads,),
-                    (
-                        flat,
-                        np.int64(rows),
-                        np.int64(k * parts),
-                        np.int32(need_sumsq),
-                        max_exp,
-                        sumsq,
-                        counts,
-                    ),
-                )
-            check = _counts_check(cp, counts, operand)
+                    (first, last, np.int64(total), np.int64(shaped[0][1]),
+                     np.int64(k * parts), np.int32(need_sumsq),
+                     np.int64(budget_bits if with_shift else 0), max_exp, sumsq,
+                     shift if with_shift else 0, counts),
+                )  # fmt: skip
+            check = _counts_check(cp, counts, *operands)
         if not defer_check:
             check()
-        shape = x.shape[:-1]
-        return RowStats(
-            max_exp.reshape(shape),  # int32: the kernels' type, no conversion launch
-            sumsq.reshape(shape) if need_sumsq else None,
-            pending_check=check if defer_check else None,
-        )
+        stats, shifts = [], []
+        for x, lo in zip(xs, counts_at, strict=False):  # arrays on the memory, no slicing
+            shape = x.shape[:-1]
+            stats.append(RowStats(
+                cp.ndarray(shape, cp.int32, max_exp.data + 4 * lo),  # the kernels' type
+                cp.ndarray(shape, cp.int64, sumsq.data + 8 * lo) if need_sumsq else None,
+                pending_check=check if defer_check else None,
+            ))  # fmt: skip
+            if with_shift:
+                shifts.append(cp.ndarray(shape, cp.int32, shift.data + 4 * lo))
+        return tuple(stats), tuple(shifts)
 
     def fast_shift(self, max_exp: Any, sumsq: Any, budget_bits: int | tuple[int, ...]) -> Any:
         """One ``oz_row_rule`` launch (``gemm/scaling.cu``) for all budgets."""
