@@ -159,6 +159,9 @@ def test_fast_stats_of_both_operands_in_one_launch(dtype, m, n, k, rng):
     got = cuda_engine().fast_stats(cp.asarray(a), cp.asarray(bt), budget, defer_check=True)
     want = NumpyEngine().fast_stats(a, bt, budget)
     got[0].check_finite()
+    # one pass: Bt's exponents and shifts follow A's in the same allocation
+    assert got[1].max_exp.data.ptr == got[0].max_exp.data.ptr + 4 * m
+    assert got[3].data.ptr == got[2].data.ptr + 4 * m
     for g, w in zip(got, want, strict=True):
         if hasattr(w, "max_exp"):
             np.testing.assert_array_equal(cp.asnumpy(g.max_exp), w.max_exp)

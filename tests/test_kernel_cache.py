@@ -399,6 +399,9 @@ def test_macros_are_immutable_sorted_and_hashable():
     # a union is built once per pair of operands: the same object on every launch path call
     assert (m | {"OZ_A": "9"}) is (m | {"OZ_A": "9"}) is (m | Macros({"OZ_A": "9"}))
     assert (m | {"OZ_A": 9}) == (m | {"OZ_A": "9"})
+    assert repr(m) == "Macros({'OZ_A': '1', 'OZ_B': '2'})"
+    with pytest.raises(ValueError, match="defined twice"):
+        m | {1: "x", "1": "y"}  # names as strings: the same macro twice
     assert moduli_macros(int8_system(4), with_limbs=False)["OZ_MODULI"] == "256,255,253,251"
 
 

@@ -139,21 +139,24 @@ class Macros(Mapping[str, str]):
             return NotImplemented
         return _union(Macros(other), self.pairs)
 
+    def __repr__(self) -> str:
+        return f"Macros({self._map!r})"
+
 
 def _pairs(macros: Mapping[str, str]) -> tuple[tuple[str, str], ...]:
     """``(name, value)`` pairs of a mapping, sorted by name (a hashable key)."""
     if isinstance(macros, Macros):
         return macros.pairs
-    return tuple(sorted((str(name), str(value)) for name, value in macros.items()))
+    pairs = tuple(sorted((str(name), str(value)) for name, value in macros.items()))
+    if len({name for name, _ in pairs}) != len(pairs):
+        raise ValueError("a macro is defined twice")
+    return pairs
 
 
 @lru_cache(maxsize=4096)
 def _union(base: Macros, extra: tuple[tuple[str, str], ...]) -> Macros:
     """``base`` with the pairs ``extra`` defined over it."""
     return Macros({**base._map, **dict(extra)})
-
-    def __repr__(self) -> str:
-        return f"Macros({self._map!r})"
 
 
 #: the empty set (kernels that need no specialization, e.g. the bench probes)
