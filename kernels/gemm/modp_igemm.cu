@@ -130,13 +130,20 @@ struct OzModP<cutlass::Array<T, N>> {
 // (docs/perf-notes.md, "The epilogue's remainder by direct computation").
 template <class T>
 struct OzFastModP {
-    CUTLASS_HOST_DEVICE static unsigned remainder(T v, unsigned p, unsigned c, unsigned lift_c) {
-        const unsigned w = static_cast<unsigned>(v) * c + lift_c;
+    // w = (c u) mod 2**32, u = v + lift
+    CUTLASS_HOST_DEVICE static unsigned word(T v, unsigned c, unsigned lift_c) {
+        return static_cast<unsigned>(v) * c + lift_c;
+    }
+    // floor(w q / 2**32): the remainder for q = p
+    CUTLASS_HOST_DEVICE static unsigned high(unsigned w, unsigned q) {
 #ifdef __CUDA_ARCH__
-        return __umulhi(w, p);
+        return __umulhi(w, q);
 #else
-        return static_cast<unsigned>((static_cast<unsigned long long>(w) * p) >> 32);
+        return static_cast<unsigned>((static_cast<unsigned long long>(w) * q) >> 32);
 #endif
+    }
+    CUTLASS_HOST_DEVICE static unsigned remainder(T v, unsigned p, unsigned c, unsigned lift_c) {
+        return high(word(v, c, lift_c), p);
     }
     CUTLASS_HOST_DEVICE T operator()(T const& v, T const& p, T const& c, T const& lift_c) const {
         return static_cast<T>(remainder(v, static_cast<unsigned>(p), static_cast<unsigned>(c),
@@ -174,8 +181,8 @@ struct OzShortReduction {
     // (v0 mod p) | (v1 mod p) << 8: with w1 = c u1 mod 2**32, umulhi(w1, 256 p) = 256 floor(w1
     // p / 2**32) + (a byte), so the shift comes with the multiply and the mask with the OR
     CUTLASS_DEVICE unsigned pair(int v0, int v1) const {
-        const unsigned w1 = static_cast<unsigned>(v1) * c + lift_c;
-        return (__umulhi(w1, p << 8) & 0xff00u) | (*this)(v0);
+        using Fast = OzFastModP<int>;
+        return (Fast::high(Fast::word(v1, c, lift_c), p << 8) & 0xff00u) | (*this)(v0);
     }
 };
 

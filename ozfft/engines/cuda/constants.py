@@ -137,7 +137,7 @@ class Macros(Mapping[str, str]):
     def __ror__(self, other: Mapping[str, str]) -> Macros:
         if not isinstance(other, Mapping):
             return NotImplemented
-        return _union(Macros(other), self.pairs)
+        return _union_under(self, _pairs(other))
 
     def __repr__(self) -> str:
         return f"Macros({self._map!r})"
@@ -157,6 +157,12 @@ def _pairs(macros: Mapping[str, str]) -> tuple[tuple[str, str], ...]:
 def _union(base: Macros, extra: tuple[tuple[str, str], ...]) -> Macros:
     """``base`` with the pairs ``extra`` defined over it."""
     return Macros({**base._map, **dict(extra)})
+
+
+@lru_cache(maxsize=1024)
+def _union_under(base: Macros, extra: tuple[tuple[str, str], ...]) -> Macros:
+    """The pairs ``extra`` with ``base`` defined over them."""
+    return Macros({**dict(extra), **base._map})
 
 
 #: the empty set (kernels that need no specialization, e.g. the bench probes)
