@@ -24,6 +24,13 @@
 #include "gemm/warp_row_stats.cuh"
 #endif
 
+// OZ_SP_B_COLUMNS: the complex slices kernel's second operand is B itself (items x k x n,
+// C order), read in place (its statistics and its fill take B's columns as Bt's rows: no
+// transposed copy in front of the kernel); only with OZ_SP_COMPLEX_SLICES.
+#if defined(OZ_SP_B_COLUMNS) && !defined(OZ_SP_COMPLEX_SLICES)
+#error "OZ_SP_B_COLUMNS is a variant of the complex slices kernel (OZ_SP_COMPLEX_SLICES)"
+#endif
+
 #define OZ_SP_TILE 64                   // output rows and columns of a block
 #define OZ_SP_K 64                      // the longest k (two k-steps of 32)
 #define OZ_SP_KSTEPS (OZ_SP_K / 32)
@@ -121,6 +128,13 @@ struct OzSpRows {
     // row r's index in the stack's (items x rows) rows, and its first double
     __device__ __forceinline__ long long index(int r) const { return item(r) * rows + row(r); }
     __device__ __forceinline__ const double* ptr(int r) const { return x + index(r) * row_len; }
+    // With OZ_SP_B_COLUMNS, B's rows are its columns read in place: x is the stack of B
+    // (items x (row_len / 2) x rows complex entries, C order), and column r's entry h is at
+    // column(r) + h column_stride() doubles.
+    __device__ __forceinline__ const double* column(int r) const {
+        return x + item(r) * rows * row_len + 2 * row(r);
+    }
+    __device__ __forceinline__ long long column_stride() const { return 2 * rows; }
 };
 
 // A block's A rows (row tile blockIdx.y) and Bt rows (column tile col_tile, by default
@@ -706,6 +720,133 @@ __device__ __forceinline__ void oz_sp_fill_complex_slices(char* smem, const OzSp
     }
 }
 
+#ifdef OZ_SP_B_COLUMNS
+// Column tiles of B a warp fills: 8 lanes a column, 4 columns a warp.
+#define OZ_SP_COLUMN_LANES (4 * OZ_SP_KSTEPS)
+static_assert(OZ_SP_CTHREADS / 32 * (32 / OZ_SP_COLUMN_LANES) == OZ_SP_CTILE_N,
+              "the block's warps take the tile's columns, 8 lanes each");
+
+#ifdef OZ_SP_SHIFTS
+// The fast-mode shift of a column of the tile for the CRT budget, from the 16 doubles x of
+// it that each of its 8 lanes holds (oz_sp_fill_complex_columns): the integers of
+// oz_warp_row_stats_of (the largest frexp exponent of a finite entry, then the fast-mode
+// sum of squares relative to it, zero, NaN and Inf entries dropped) and oz_fast_shift_of,
+// summed over the column's lanes by shuffles. NaN and Inf entries are counted into
+// counts[2], counts[3] by the blocks of the first row tile (each entry once).
+__device__ __forceinline__ int oz_sp_column_shift(const double2 (&x)[2][4], int budget,
+                                                  unsigned long long* __restrict__ counts) {
+    constexpr oz_u64 abs_mask = 0x7fffffffffffffffULL, inf_bits = 0x7ff0000000000000ULL;
+    oz_u64 mag[16], top = 0;
+    unsigned nans = 0u, infs = 0u;
+#pragma unroll
+    for (int j = 0; j < 2; ++j)
+#pragma unroll
+        for (int e = 0; e < 4; ++e) {
+            mag[8 * j + 2 * e] = (oz_u64)__double_as_longlong(x[j][e].x) & abs_mask;
+            mag[8 * j + 2 * e + 1] = (oz_u64)__double_as_longlong(x[j][e].y) & abs_mask;
+        }
+#pragma unroll
+    for (int i = 0; i < 16; ++i) {
+        nans += mag[i] > inf_bits;
+        infs += mag[i] == inf_bits;
+        const oz_u64 finite = mag[i] < inf_bits ? mag[i] : 0ULL;
+        top = finite > top ? finite : top;
+    }
+    int row_max = OZ_ZERO_ROW_EXP;
+    if (top != 0) {
+        int c;
+        oz_frexp_bound(top, row_max, c);
+    }
+#pragma unroll
+    for (int off = 1; off < OZ_SP_COLUMN_LANES; off <<= 1) {
+        const int other = __shfl_xor_sync(0xffffffffu, row_max, off);
+        row_max = other > row_max ? other : row_max;
+    }
+    oz_i64 sumsq = 0;
+#pragma unroll
+    for (int i = 0; i < 16; ++i) {
+        int e, c;
+        oz_frexp_bound(mag[i], e, c);
+        const oz_i64 term = oz_sumsq_term_of(e, c, row_max);
+        sumsq += mag[i] != 0 && mag[i] < inf_bits ? term : 0;
+    }
+#pragma unroll
+    for (int off = 1; off < OZ_SP_COLUMN_LANES; off <<= 1)
+        sumsq += __shfl_xor_sync(0xffffffffu, sumsq, off);
+    if (blockIdx.y == 0) {
+        if (nans) atomicAdd(&counts[2], (unsigned long long)nans);
+        if (infs) atomicAdd(&counts[3], (unsigned long long)infs);
+    }
+    return (int)oz_fast_shift_of(row_max, sumsq, budget);
+}
+#endif  // OZ_SP_SHIFTS
+
+// The digits of the block's 32 columns of B, read in place (src: OzSpRows::column), into B's
+// slices. Lane l of warp w takes column r = 4 w + l / 8 of the tile and, in k-step ks =
+// (l % 8) / 4, the entries of its quads at 4 q and 16 + 4 q (q = l % 4): what fragment lane
+// 4 (r % 8) + q of that column tile and k-step holds (Br's two words, then Bi's). So each
+// slice takes one 16-byte store a thread, a warp's two runs of 256 bytes (conflict-free),
+// and a warp's load of one entry index reads 8 rows of B, 4 adjacent complex entries (64
+// bytes) each. Padding columns and entries past k are zero digits. The columns' shifts:
+// with OZ_SP_SHIFTS formed here from the entries the fill holds (oz_sp_column_shift, B is
+// read once) and written to shift[r], else read from it.
+__device__ __forceinline__ void oz_sp_fill_complex_columns(char* smem, const OzSpRows& src,
+                                                           long long k, int* shift, int budget,
+                                                           unsigned long long* __restrict__ counts) {
+    const int lane = threadIdx.x % 32, part = lane % OZ_SP_COLUMN_LANES;
+    const int r = (32 / OZ_SP_COLUMN_LANES) * (threadIdx.x / 32) + lane / OZ_SP_COLUMN_LANES;
+    const int ks = part / 4, q = part % 4;
+    const int h0 = 32 * ks + 4 * q;  // quad j's entries: h0 + 16 j + e
+    double2 x[2][4];                 // [quad][entry]
+    const bool whole = k == OZ_SP_K && src.rows - src.row0 >= OZ_SP_CTILE_N &&
+                       (reinterpret_cast<size_t>(src.x) & 15) == 0;
+    if (whole) {
+        const double2* col = reinterpret_cast<const double2*>(src.column(r));
+#pragma unroll
+        for (int j = 0; j < 2; ++j)
+#pragma unroll
+            for (int e = 0; e < 4; ++e) x[j][e] = __ldg(col + (h0 + 16 * j + e) * src.rows);
+    } else {
+        const bool valid = src.valid(r);
+        const double* col = valid ? src.column(r) : nullptr;
+#pragma unroll
+        for (int j = 0; j < 2; ++j)
+#pragma unroll
+            for (int e = 0; e < 4; ++e) {
+                const int h = h0 + 16 * j + e;
+                x[j][e] = make_double2(0.0, 0.0);
+                if (valid && h < k) {
+                    const double* at = col + h * src.column_stride();
+                    x[j][e] = make_double2(at[0], at[1]);
+                }
+            }
+    }
+#ifdef OZ_SP_SHIFTS
+    const int sh = oz_sp_column_shift(x, budget, counts);
+    if (part == 0) shift[r] = sh;
+#else
+    (void)budget;
+    (void)counts;
+    const int sh = shift[r];
+#endif
+    OzSliceWord re[2][4], im[2][4];
+#pragma unroll
+    for (int j = 0; j < 2; ++j)
+#pragma unroll
+        for (int e = 0; e < 4; ++e) {
+            re[j][e] = oz_slice_word(x[j][e].x, sh);
+            im[j][e] = oz_slice_word(x[j][e].y, sh);
+        }
+    char* at = smem + OZ_SP_CB_REGION + ((r / 8) * OZ_SP_KSTEPS + ks) * OZ_SP_CB_FRAG +
+               (4 * (r % 8) + q) * 16;
+#pragma unroll
+    for (int s = 0; s < OZ_SP_SLICES; ++s)
+        *reinterpret_cast<uint4*>(at + s * OZ_SP_CB_PLANE) =
+            make_uint4(oz_slice_of_four(re[0], s), oz_slice_of_four(re[1], s),
+                       oz_slice_of_four(im[0], s), oz_slice_of_four(im[1], s));
+}
+#endif  // OZ_SP_B_COLUMNS
+
 // B's fragments of one slice for the warp's two column tiles (Br and Bi, 16 bytes a lane
 // per column tile and k-step); slice_b: the slice's plane at the warp's first tile and lane.
 __device__ __forceinline__ void oz_sp_complex_b_frags(uint4 (&fb)[2][OZ_SP_KSTEPS],
@@ -978,6 +1119,7 @@ __device__ __forceinline__ void oz_complex_slices_tile(
 // tiles of 32 from blockIdx.x, gridDim.x apart, item blockIdx.z (arguments as
 // oz_small_product_body, Gaussian; one item per block). A's slices, shifts and Ai's row
 // sums are formed once; each column tile fills B's region, then its products and rounding.
+// With OZ_SP_B_COLUMNS, bt is B itself (items x k x n), read in place.
 template <typename O>
 __device__ __forceinline__ void oz_complex_slices_body(const double* __restrict__ a,
                                                        const double* __restrict__ bt,
@@ -995,10 +1137,20 @@ __device__ __forceinline__ void oz_complex_slices_body(const double* __restrict_
         const bool first = ct == blockIdx.x;
         const OzSpBlockRows rows = oz_sp_block_rows(a, bt, m, n, 2 * k, 1, 6, OZ_SP_CTILE_N, ct);
         if (!first) __syncthreads();  // the last tile is out: B's region and shift are free
+#if defined(OZ_SP_B_COLUMNS) && defined(OZ_SP_SHIFTS)
+        // B's shifts come with its fill (read once): A's here, on the first tile
+        oz_sp_shifts<2, 0>(shift, rows.a, rows.b, k, shift_a, shift_b, budget, counts, ct == 0,
+                           first);
+#else
         oz_sp_shifts<2, OZ_SP_CTILE_N>(shift, rows.a, rows.b, k, shift_a, shift_b, budget,
                                        counts, ct == 0, first);
+#endif
         if (first) oz_sp_fill_complex_slices<false>(smem, rows.a, k, shift);
+#ifdef OZ_SP_B_COLUMNS
+        oz_sp_fill_complex_columns(smem, rows.b, k, shift + OZ_SP_TILE, budget, counts);
+#else
         oz_sp_fill_complex_slices<true>(smem, rows.b, k, shift + OZ_SP_TILE);
+#endif
         __syncthreads();
         if (first) {
             oz_sp_ai_row_sums(ai_rows, smem);

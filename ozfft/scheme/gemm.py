@@ -420,7 +420,7 @@ def emulated_matmul(
     else:
         moduli = budget = system
     a = engine.prepare_operand(a)
-    bt = engine.prepare_operand(xp.swapaxes(b, -1, -2))
+    bt = xp.swapaxes(b, -1, -2)  # prepared below, unless a one-pass product reads B in place
     logger.debug(
         "ozaki-II %s: %s @ %s, %d %s moduli (log2 P = %.1f), mode %s",
         engine.name,
@@ -436,7 +436,15 @@ def emulated_matmul(
             engine, a, bt, moduli, budget.budget_bits, out_dtype, complex_method, SINGLE_ROUNDING
         )
     return _staged_product(
-        engine, a, bt, moduli, budget.budget_bits, mode, out_dtype, complex_method, SINGLE_ROUNDING
+        engine,
+        a,
+        engine.prepare_operand(bt),
+        moduli,
+        budget.budget_bits,
+        mode,
+        out_dtype,
+        complex_method,
+        SINGLE_ROUNDING,
     )
 
 
@@ -493,7 +501,9 @@ def _fast_product(
     ``budget_bits``: in one pass where the engine has one
     (:meth:`~ozfft.engines.base.Engine.fused_fast_product`; ``counted``: the operands'
     NaN and Inf entries are counted and raised by the caller; ``shifts``: those shifts,
-    formed by the plan probe), else staged (:func:`_staged_product`). The same bits."""
+    formed by the plan probe), else staged (:func:`_staged_product`). The same bits.
+    ``bt`` may be the unprepared view ``swapaxes(b, -1, -2)``: the one pass may read B in
+    place; the stages get it prepared (:meth:`~ozfft.engines.base.Engine.prepare_operand`)."""
     phase_a_moduli, _ = _phase_a_moduli(moduli, engine.xp.iscomplexobj(a), complex_method)
     out = engine.fused_fast_product(
         a, bt, budget_bits, phase_a_moduli, out_dtype, rounding=rounding, counted=counted,
@@ -501,6 +511,7 @@ def _fast_product(
     )  # fmt: skip
     if out is not None:
         return out
+    bt = engine.prepare_operand(bt)
     return _staged_product(
         engine, a, bt, moduli, budget_bits, "fast", out_dtype, complex_method, rounding
     )

@@ -531,6 +531,7 @@ def small_product_macros(
     shifts: bool = False,
     packed: bool = False,
     slices: int = 0,
+    b_columns: bool = False,
 ) -> Macros:
     """Macros of ``gemm/small_product.cu``: :func:`phase_b_macros` (the moduli, the CRT
     digits, the output format), :func:`rounding_macros` and ``OZ_SP_CHUNK``; with
@@ -538,13 +539,25 @@ def small_product_macros(
     fast-mode shifts itself); with ``packed``, ``OZ_SP_PACKED`` (several small items per
     block, the kernel's ``span_shift`` read; without it one item per block, its index
     arithmetic constant); with ``slices``, ``OZ_SP_SLICES`` (exact slices; for a Gaussian
-    system also ``OZ_SP_COMPLEX_SLICES``: the complex slices kernel)."""
-    return _small_product_macros(moduli, out_float, rounding, chunk, shifts, packed, slices)
+    system also ``OZ_SP_COMPLEX_SLICES``: the complex slices kernel); with ``b_columns``
+    (complex slices only), ``OZ_SP_B_COLUMNS``: the kernel reads B itself, not Bt's rows."""
+    if b_columns and not (slices and moduli.gaussian):
+        raise ValueError("only the complex slices kernel reads B in place (b_columns)")
+    return _small_product_macros(
+        moduli, out_float, rounding, chunk, shifts, packed, slices, b_columns
+    )
 
 
 @cache
 def _small_product_macros(
-    moduli, out_float: bool, rounding: str, chunk: int, shifts: bool, packed: bool, slices: int
+    moduli,
+    out_float: bool,
+    rounding: str,
+    chunk: int,
+    shifts: bool,
+    packed: bool,
+    slices: int,
+    b_columns: bool,
 ):
     macros = (
         phase_b_macros(moduli, out_float=out_float)
@@ -557,4 +570,6 @@ def _small_product_macros(
         macros = macros | {"OZ_SP_SLICES": str(slices)}
         if moduli.gaussian:
             macros = macros | {"OZ_SP_COMPLEX_SLICES": "1"}
+    if b_columns:
+        macros = macros | {"OZ_SP_B_COLUMNS": "1"}
     return macros | scaling_macros() | {"OZ_SP_SHIFTS": "1"} if shifts else macros

@@ -1081,12 +1081,14 @@ class CudaEngine(Engine):
         """The small-product kernel, given the ``shifts`` ``(shift_a, shift_b)`` or
         computing them for the CRT budget ``budget`` (``check``: then read its NaN/Inf
         count, and wait for it); None where it does not apply. Given shifts with a
-        ``budget`` are its fast-mode shifts (the plan probe's): slices may take them."""
+        ``budget`` are its fast-mode shifts (the plan probe's): slices may take them.
+        ``bt`` may be the transposed view of a C-contiguous B: the complex slices kernel
+        reads B in place (``OZ_SP_B_COLUMNS``), other kernels take it prepared."""
         cp = self._cp
         is_complex = a.dtype.kind == "c"
         k = a.shape[-1]
         if (
-            not _small_operands(a, bt)
+            not _small_operands(a, bt, any_layout=True)
             or moduli.phase_a != "int8"
             or (is_complex and not moduli.gaussian)
             or not self._has_int8_mma()
@@ -1111,16 +1113,24 @@ class CudaEngine(Engine):
             if budget > 0 and (planes == 1 or pack == 1) and config.small_product_slices()
             else None
         )
+        b_in_place = None  # B itself, where the kernel reads its columns
+        if not bt.flags.c_contiguous:
+            if slices and planes == 2:
+                b_in_place = _rows_of_transposed(a, bt)
+            if b_in_place is None:
+                bt = self.prepare_operand(bt)
         kernel = self._small_product_kernel(
-            moduli, planes, out_dtype, rounding, in_kernel, packed=pack > 1, slices=slices
-        )
+            moduli, planes, out_dtype, rounding, in_kernel, packed=pack > 1, slices=slices,
+            b_columns=b_in_place is not None,
+        )  # fmt: skip
         if kernel is None:
             return None
         launch, smem, threads, columns = kernel
         out = self._alloc(
             "the product", (batch, m, n), out_dtype, batch * m * n * out_dtype.itemsize
         )
-        a3, bt3 = _stack3(a, batch), _stack3(bt, batch)  # prepared: C-contiguous
+        a3 = _stack3(a, batch)  # prepared: C-contiguous, as B where read in place
+        bt3 = _stack3(bt if b_in_place is None else b_in_place, batch)
         if in_kernel:
             counts = cp.zeros(4, cp.uint64)  # NaN, Inf of A; NaN, Inf of Bt
         else:  # (the probe's shifts are int32 and contiguous already: no copies)
@@ -1188,20 +1198,22 @@ class CudaEngine(Engine):
         *,
         packed: bool = False,
         slices: int | None = None,
+        b_columns: bool = False,
     ) -> tuple[Any, int, int, int] | None:
         """The launcher of the small-product kernel for these moduli (``shifts``: the
         variant that computes them; ``packed``: the one with several small items per
         block; ``slices``: the exact-slices kernel with that many digits, fast-mode shifts
-        only, complex ones not ``packed``), its dynamic shared bytes, threads per block and
-        output columns per block; None where the moduli's sums do not fit a block
+        only, complex ones not ``packed``; ``b_columns``: the complex slices kernel that
+        reads B in place), its dynamic shared bytes, threads per block and output columns
+        per block; None where the moduli's sums do not fit a block
         (:meth:`_small_shared`). Kept per device and arguments: a call that finds it
         builds no macros."""
         out_float = _binary32(out_dtype)
         key = (self._cp.cuda.runtime.getDevice(), moduli, planes, out_float, rounding, shifts,
-               packed, slices or 0)  # fmt: skip
+               packed, slices or 0, b_columns)  # fmt: skip
         if key not in self._small:
             self._small[key] = self._build_small_product(
-                moduli, planes, out_float, rounding, shifts, packed, slices or 0
+                moduli, planes, out_float, rounding, shifts, packed, slices or 0, b_columns
             )
         return self._small[key]
 
@@ -1214,6 +1226,7 @@ class CudaEngine(Engine):
         shifts: bool,
         packed: bool,
         slices: int,
+        b_columns: bool = False,
     ) -> tuple[Any, int, int, int] | None:
         """:meth:`_small_product_kernel`'s value, built."""
         columns = SMALL_PRODUCT_TILE
@@ -1240,6 +1253,7 @@ class CudaEngine(Engine):
             shifts=shifts,
             packed=packed,
             slices=slices,
+            b_columns=b_columns,
         )
         kernel = get_function(_SMALL_PRODUCT_CU, name, macros)
         # always: the static shift table counts against the 48 KB default as well
