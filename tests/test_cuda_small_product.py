@@ -350,13 +350,13 @@ def test_complex_slices_several_column_tiles_a_block(per_block, shape, dtype, rn
 
 @pytest.mark.parametrize("shape", [(5, 64, 64, 64), (3, 130, 64, 70), (4, 37, 50, 29),
                                    (2, 64, 33, 97), (1, 40, 1, 45), (1, 70, 64, 40)])  # fmt: skip
-@pytest.mark.parametrize("dtype", [np.complex64, np.complex128])
-def test_complex_slices_read_b_in_place(shape, dtype, rng, monkeypatch):
-    """With explicit moduli the complex slices kernel reads B itself (OZ_SP_B_COLUMNS: its
-    columns' statistics and digits, no transposed copy in front of it): the NumPy engine's
-    bits on whole and partial tiles (k < 64, columns past n, 2-D operands), for 8 and 9
-    digits, with zero, subnormal and huge columns; a B that is not C-contiguous is
-    prepared instead, with the same bits."""
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_slices_read_b_in_place(shape, dtype, rng, monkeypatch):
+    """With explicit moduli the slices kernels read B itself (OZ_SP_B_COLUMNS: its columns'
+    statistics and digits, no transposed copy in front of them): the NumPy engine's bits on
+    whole and partial tiles (k < 64, columns past n, 2-D operands), for 7 and 8 digits,
+    with zero, subnormal and huge columns; a B that is not C-contiguous is prepared
+    instead, with the same bits."""
     from ozfft.engines.cuda import engine as cuda_engine_module
 
     prepared = []
@@ -372,18 +372,21 @@ def test_complex_slices_read_b_in_place(shape, dtype, rng, monkeypatch):
     b = phi_matrix(rng, (batch, k, n), 3.0, dtype)
     real = np.finfo(dtype).dtype
     b[0, :, 0] = 0
-    b[-1, :, 1] = np.finfo(real).smallest_subnormal * rng.integers(-9, 10, k) * 1j
+    b[-1, :, 1] = np.finfo(real).smallest_subnormal * rng.integers(-9, 10, k)
+    if np.dtype(dtype).kind == "c":
+        b[-1, :, 1] *= 1j
     b[-1, 0, 2] = np.finfo(real).max / 4
     if batch == 1:  # 2-D operands
         a, b = a[0], b[0]
-    for moduli in (14, 16):  # 15 and 18 Gaussian moduli: 8 and 9 digits
+    for moduli in (14, 16):  # 7 and 8 digits
         prepared.clear()
         got, prof = _gpu_call(a, b, moduli=moduli)
         assert "fused" in prof.ms and all(prepared)  # B was read in place
         np.testing.assert_array_equal(got, ozfft.matmul(a, b, moduli=moduli))
-    # a B that is every other column of a wider array (complex128: no widening copy)
-    a, b = a.astype(np.complex128), b.astype(np.complex128)
-    wide = np.zeros((*b.shape[:-1], 2 * n), np.complex128)
+    # a B that is every other column of a wider array (binary64: no widening copy)
+    wider = np.complex128 if np.dtype(dtype).kind == "c" else np.float64
+    a, b = a.astype(wider), b.astype(wider)
+    wide = np.zeros((*b.shape[:-1], 2 * n), wider)
     wide[..., ::2] = b
     strided = cp.asarray(wide)[..., ::2]
     ozfft.matmul(cp.asarray(a), strided, moduli=14)  # (compiled outside the count)
@@ -394,21 +397,21 @@ def test_complex_slices_read_b_in_place(shape, dtype, rng, monkeypatch):
 
 
 def test_engine_reads_b_in_place_only_where_it_may(rng):
-    """Engine level: the transposed view of a C-contiguous complex B gives the bits of its
-    prepared rows; a real B's view (the real kernels read rows) is prepared, same bits."""
+    """Engine level: the transposed view of a C-contiguous B (complex and real, one item a
+    block) gives the bits of its prepared rows; so does a stack of items of at most 32 rows
+    and columns (several a block: prepared)."""
     from ozfft.ozaki.residue_system import int8_system
     from ozfft.scheme.gemm import gaussian_system_for
 
     _, gpu = _engines()
-    for dtype in (np.complex128, np.float64):
+    for dtype, m, n in ((np.complex128, 70, 50), (np.float64, 70, 50), (np.float64, 20, 12)):
         moduli = int8_system(14)
         if dtype == np.complex128:
             moduli = gaussian_system_for(moduli)
-        a = cp.asarray(phi_matrix(rng, (3, 70, 64), 1.0, dtype))
-        b = cp.asarray(phi_matrix(rng, (3, 64, 50), 1.0, dtype))
+        a = cp.asarray(phi_matrix(rng, (3, m, 64), 1.0, dtype))
+        b = cp.asarray(phi_matrix(rng, (3, 64, n), 1.0, dtype))
         view = b.swapaxes(-1, -2)
         assert not view.flags.c_contiguous
-
         got = gpu.fused_fast_product(a, view, 110, moduli, dtype, rounding="nearest")
         assert got is not None
         rows = cp.ascontiguousarray(view)

@@ -24,11 +24,12 @@
 #include "gemm/warp_row_stats.cuh"
 #endif
 
-// OZ_SP_B_COLUMNS: the complex slices kernel's second operand is B itself (items x k x n,
-// C order), read in place (its statistics and its fill take B's columns as Bt's rows: no
-// transposed copy in front of the kernel); only with OZ_SP_COMPLEX_SLICES.
-#if defined(OZ_SP_B_COLUMNS) && !defined(OZ_SP_COMPLEX_SLICES)
-#error "OZ_SP_B_COLUMNS is a variant of the complex slices kernel (OZ_SP_COMPLEX_SLICES)"
+// OZ_SP_B_COLUMNS: the slices kernels' second operand is B itself (items x k x n, C order),
+// read in place (its fill takes B's columns as Bt's rows, and with OZ_SP_SHIFTS forms their
+// statistics from the entries it holds: no transposed copy in front of the kernel); only
+// with OZ_SP_SLICES, one item a block.
+#if defined(OZ_SP_B_COLUMNS) && (!defined(OZ_SP_SLICES) || defined(OZ_SP_PACKED))
+#error "OZ_SP_B_COLUMNS is a variant of the slices kernels (OZ_SP_SLICES) without OZ_SP_PACKED"
 #endif
 
 #define OZ_SP_TILE 64                   // output rows and columns of a block
@@ -129,12 +130,16 @@ struct OzSpRows {
     __device__ __forceinline__ long long index(int r) const { return item(r) * rows + row(r); }
     __device__ __forceinline__ const double* ptr(int r) const { return x + index(r) * row_len; }
     // With OZ_SP_B_COLUMNS, B's rows are its columns read in place: x is the stack of B
-    // (items x (row_len / 2) x rows complex entries, C order), and column r's entry h is at
-    // column(r) + h column_stride() doubles.
+    // (items x (row_len / parts) x rows entries of `parts` doubles, C order), and column r's
+    // entry h is at column(r) + h column_stride() doubles.
+    template <int parts>
     __device__ __forceinline__ const double* column(int r) const {
-        return x + item(r) * rows * row_len + 2 * row(r);
+        return x + item(r) * rows * row_len + parts * row(r);
     }
-    __device__ __forceinline__ long long column_stride() const { return 2 * rows; }
+    template <int parts>
+    __device__ __forceinline__ long long column_stride() const {
+        return parts * rows;
+    }
 };
 
 // A block's A rows (row tile blockIdx.y) and Bt rows (column tile col_tile, by default
@@ -467,6 +472,81 @@ __device__ __forceinline__ double oz_round_slice_sums(const oz_i64 (&x)[OZ_SP_SL
     return oz_round_digits<OZ_PREC, OZ_EMIN, OZ_EMAX>(r, oz_top_two(r), shift);
 }
 
+#ifdef OZ_SP_B_COLUMNS
+// ---- B read in place: its columns, 8 lanes each ---------------------------------------
+// A fill of B's columns gives column r of the tile to the 8 lanes 8 (r % 4) .. of warp r /
+// 4, lane 4 ks + q of them the entries of its quads at 32 ks + 4 q and 32 ks + 16 + 4 q:
+// what Bt's fragment lane 4 (r % 8) + q holds in k-step ks (both of its 4-byte groups). So
+// a lane stores its slot of each slice at once (a warp's two runs of 4 slots, conflict-
+// free), and a warp's load of one entry index reads 8 rows of B, 4 adjacent entries each.
+#define OZ_SP_COLUMN_LANES (4 * OZ_SP_KSTEPS)
+struct OzSpColumnLane {
+    int r, ks, q, part;  // the column, the k-step, the quad, the lane among the column's
+    __device__ __forceinline__ int h0() const { return 32 * ks + 4 * q; }  // quad j: + 16 j
+};
+__device__ __forceinline__ OzSpColumnLane oz_sp_column_lane() {
+    const int lane = threadIdx.x % 32, part = lane % OZ_SP_COLUMN_LANES;
+    return {(32 / OZ_SP_COLUMN_LANES) * (int)(threadIdx.x / 32) + lane / OZ_SP_COLUMN_LANES,
+            part / 4, part % 4, part};
+}
+
+#ifdef OZ_SP_SHIFTS
+// The fast-mode shift of a column of the tile for the CRT budget, from the magnitudes (the
+// bits without the sign) of the N doubles of it that each of its 8 lanes holds: the integers of
+// oz_warp_row_stats_of (the largest frexp exponent of a finite entry, then the fast-mode
+// sum of squares relative to it, zero, NaN and Inf entries dropped) and oz_fast_shift_of,
+// summed over the column's lanes by shuffles. NaN and Inf entries are counted into
+// counts[2], counts[3] by the blocks of the first row tile (each entry once).
+template <int N>
+__device__ __forceinline__ int oz_sp_column_shift(const oz_u64 (&mag)[N], int budget,
+                                                  unsigned long long* __restrict__ counts) {
+    constexpr oz_u64 inf_bits = 0x7ff0000000000000ULL;
+    oz_u64 top = 0;
+    unsigned nans = 0u, infs = 0u;
+#pragma unroll
+    for (int i = 0; i < N; ++i) {
+        nans += mag[i] > inf_bits;
+        infs += mag[i] == inf_bits;
+        const oz_u64 finite = mag[i] < inf_bits ? mag[i] : 0ULL;
+        top = finite > top ? finite : top;
+    }
+    int row_max = OZ_ZERO_ROW_EXP;
+    if (top != 0) {
+        int c;
+        oz_frexp_bound(top, row_max, c);
+    }
+#pragma unroll
+    for (int off = 1; off < OZ_SP_COLUMN_LANES; off <<= 1) {
+        const int other = __shfl_xor_sync(0xffffffffu, row_max, off);
+        row_max = other > row_max ? other : row_max;
+    }
+    oz_i64 sumsq = 0;
+#pragma unroll
+    for (int i = 0; i < N; ++i) {
+        int e, c;
+        oz_frexp_bound(mag[i], e, c);
+        const oz_i64 term = oz_sumsq_term_of(e, c, row_max);
+        sumsq += mag[i] != 0 && mag[i] < inf_bits ? term : 0;
+    }
+#pragma unroll
+    for (int off = 1; off < OZ_SP_COLUMN_LANES; off <<= 1)
+        sumsq += __shfl_xor_sync(0xffffffffu, sumsq, off);
+    if (blockIdx.y == 0) {
+        if (nans) atomicAdd(&counts[2], (unsigned long long)nans);
+        if (infs) atomicAdd(&counts[3], (unsigned long long)infs);
+    }
+    return (int)oz_fast_shift_of(row_max, sumsq, budget);
+}
+#endif  // OZ_SP_SHIFTS
+
+// The bits of |x| (the sign dropped).
+__device__ __forceinline__ oz_u64 oz_magnitude_bits(double x) {
+    return (oz_u64)__double_as_longlong(x) & 0x7fffffffffffffffULL;
+}
+#endif  // OZ_SP_B_COLUMNS
+
+
+
 #ifndef OZ_SP_COMPLEX_SLICES
 static_assert(OZ_SP_SLICES <= 8, "the digits of a signed 64-bit integer");
 static_assert((long long)OZ_SP_SLICES * OZ_SP_K * 128 * 128 < (1LL << 31),
@@ -492,6 +572,62 @@ __device__ __forceinline__ void oz_sp_fill_slices(char* smem, const OzSpRows& sr
     }
 }
 
+#ifdef OZ_SP_B_COLUMNS
+static_assert(512 / 32 * (32 / OZ_SP_COLUMN_LANES) == OZ_SP_TILE,
+              "the block's warps take the tile's columns, 8 lanes each");
+// The digits of the block's 64 columns of B, read in place (src: OzSpRows::column), into
+// B's slices, 8 lanes a column (oz_sp_column_lane): a lane's slot of each slice (both of
+// its 4-byte groups) is one 8-byte store. Padding columns and entries past k are zero
+// digits. The shifts as oz_sp_fill_complex_columns takes them.
+__device__ __forceinline__ void oz_sp_fill_real_columns(char* smem, const OzSpRows& src,
+                                                        long long k, int* shift, int budget,
+                                                        unsigned long long* __restrict__ counts) {
+    const OzSpColumnLane at = oz_sp_column_lane();
+    const int h0 = at.h0();
+    double x[2][4];  // [quad][entry]
+    const bool valid = src.valid(at.r);
+    const double* col = valid ? src.column<1>(at.r) : nullptr;
+    if (k == OZ_SP_K && src.rows - src.row0 >= OZ_SP_TILE) {  // whole: no bounds
+#pragma unroll
+        for (int j = 0; j < 2; ++j)
+#pragma unroll
+            for (int e = 0; e < 4; ++e) x[j][e] = __ldg(col + (h0 + 16 * j + e) * src.rows);
+    } else {
+#pragma unroll
+        for (int j = 0; j < 2; ++j)
+#pragma unroll
+            for (int e = 0; e < 4; ++e) {
+                const int h = h0 + 16 * j + e;
+                x[j][e] = valid && h < k ? col[h * src.column_stride<1>()] : 0.0;
+            }
+    }
+#ifdef OZ_SP_SHIFTS
+    oz_u64 mag[8];
+#pragma unroll
+    for (int j = 0; j < 2; ++j)
+#pragma unroll
+        for (int e = 0; e < 4; ++e) mag[4 * j + e] = oz_magnitude_bits(x[j][e]);
+    const int sh = oz_sp_column_shift(mag, budget, counts);
+    if (at.part == 0) shift[at.r] = sh;
+#else
+    (void)budget;
+    (void)counts;
+    const int sh = shift[at.r];
+#endif
+    oz_u64 d[2][4];
+#pragma unroll
+    for (int j = 0; j < 2; ++j)
+#pragma unroll
+        for (int e = 0; e < 4; ++e) d[j][e] = oz_slice_digits(x[j][e], sh);
+    char* slot = smem + OZ_SP_A_PLANE + ((at.r / 8) * OZ_SP_KSTEPS + at.ks) * OZ_SP_B_FRAG +
+                 (4 * (at.r % 8) + at.q) * 8;
+#pragma unroll
+    for (int s = 0; s < OZ_SP_SLICES; ++s)
+        *reinterpret_cast<uint2*>(slot + s * OZ_SP_SLICE_BYTES) =
+            make_uint2(oz_byte_of_four(d[0], s), oz_byte_of_four(d[1], s));
+}
+#endif  // OZ_SP_B_COLUMNS
+
 // The whole slices kernel for one block (arguments as oz_small_product_body, real).
 template <typename O>
 __device__ __forceinline__ void oz_small_slices_body(const double* __restrict__ a,
@@ -510,9 +646,17 @@ __device__ __forceinline__ void oz_small_slices_body(const double* __restrict__ 
 #endif
     const OzSpBlockRows rows = oz_sp_block_rows(a, bt, m, n, k, items, span_shift, OZ_SP_TILE);
     const OzSpRows &rows_a = rows.a, &rows_b = rows.b;
+#if defined(OZ_SP_B_COLUMNS) && defined(OZ_SP_SHIFTS)
+    oz_sp_shifts<1, 0>(shift, rows_a, rows_b, k, shift_a, shift_b, budget, counts);  // A's
+#else
     oz_sp_shifts<1>(shift, rows_a, rows_b, k, shift_a, shift_b, budget, counts);
+#endif
     oz_sp_fill_slices(smem, rows_a, k, shift, false);
+#ifdef OZ_SP_B_COLUMNS  // (B's shifts come with its fill: B is read once)
+    oz_sp_fill_real_columns(smem, rows_b, k, shift + OZ_SP_TILE, budget, counts);
+#else
     oz_sp_fill_slices(smem, rows_b, k, shift + OZ_SP_TILE, true);
+#endif
     __syncthreads();
 
     const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
@@ -721,94 +865,30 @@ __device__ __forceinline__ void oz_sp_fill_complex_slices(char* smem, const OzSp
 }
 
 #ifdef OZ_SP_B_COLUMNS
-// Column tiles of B a warp fills: 8 lanes a column, 4 columns a warp.
-#define OZ_SP_COLUMN_LANES (4 * OZ_SP_KSTEPS)
 static_assert(OZ_SP_CTHREADS / 32 * (32 / OZ_SP_COLUMN_LANES) == OZ_SP_CTILE_N,
               "the block's warps take the tile's columns, 8 lanes each");
-
-#ifdef OZ_SP_SHIFTS
-// The fast-mode shift of a column of the tile for the CRT budget, from the 16 doubles x of
-// it that each of its 8 lanes holds (oz_sp_fill_complex_columns): the integers of
-// oz_warp_row_stats_of (the largest frexp exponent of a finite entry, then the fast-mode
-// sum of squares relative to it, zero, NaN and Inf entries dropped) and oz_fast_shift_of,
-// summed over the column's lanes by shuffles. NaN and Inf entries are counted into
-// counts[2], counts[3] by the blocks of the first row tile (each entry once).
-__device__ __forceinline__ int oz_sp_column_shift(const double2 (&x)[2][4], int budget,
-                                                  unsigned long long* __restrict__ counts) {
-    constexpr oz_u64 abs_mask = 0x7fffffffffffffffULL, inf_bits = 0x7ff0000000000000ULL;
-    oz_u64 mag[16], top = 0;
-    unsigned nans = 0u, infs = 0u;
-#pragma unroll
-    for (int j = 0; j < 2; ++j)
-#pragma unroll
-        for (int e = 0; e < 4; ++e) {
-            mag[8 * j + 2 * e] = (oz_u64)__double_as_longlong(x[j][e].x) & abs_mask;
-            mag[8 * j + 2 * e + 1] = (oz_u64)__double_as_longlong(x[j][e].y) & abs_mask;
-        }
-#pragma unroll
-    for (int i = 0; i < 16; ++i) {
-        nans += mag[i] > inf_bits;
-        infs += mag[i] == inf_bits;
-        const oz_u64 finite = mag[i] < inf_bits ? mag[i] : 0ULL;
-        top = finite > top ? finite : top;
-    }
-    int row_max = OZ_ZERO_ROW_EXP;
-    if (top != 0) {
-        int c;
-        oz_frexp_bound(top, row_max, c);
-    }
-#pragma unroll
-    for (int off = 1; off < OZ_SP_COLUMN_LANES; off <<= 1) {
-        const int other = __shfl_xor_sync(0xffffffffu, row_max, off);
-        row_max = other > row_max ? other : row_max;
-    }
-    oz_i64 sumsq = 0;
-#pragma unroll
-    for (int i = 0; i < 16; ++i) {
-        int e, c;
-        oz_frexp_bound(mag[i], e, c);
-        const oz_i64 term = oz_sumsq_term_of(e, c, row_max);
-        sumsq += mag[i] != 0 && mag[i] < inf_bits ? term : 0;
-    }
-#pragma unroll
-    for (int off = 1; off < OZ_SP_COLUMN_LANES; off <<= 1)
-        sumsq += __shfl_xor_sync(0xffffffffu, sumsq, off);
-    if (blockIdx.y == 0) {
-        if (nans) atomicAdd(&counts[2], (unsigned long long)nans);
-        if (infs) atomicAdd(&counts[3], (unsigned long long)infs);
-    }
-    return (int)oz_fast_shift_of(row_max, sumsq, budget);
-}
-#endif  // OZ_SP_SHIFTS
-
-// The digits of the block's 32 columns of B, read in place (src: OzSpRows::column), into B's
-// slices. Lane l of warp w takes column r = 4 w + l / 8 of the tile and, in k-step ks =
-// (l % 8) / 4, the entries of its quads at 4 q and 16 + 4 q (q = l % 4): what fragment lane
-// 4 (r % 8) + q of that column tile and k-step holds (Br's two words, then Bi's). So each
-// slice takes one 16-byte store a thread, a warp's two runs of 256 bytes (conflict-free),
-// and a warp's load of one entry index reads 8 rows of B, 4 adjacent complex entries (64
-// bytes) each. Padding columns and entries past k are zero digits. The columns' shifts:
-// with OZ_SP_SHIFTS formed here from the entries the fill holds (oz_sp_column_shift, B is
-// read once) and written to shift[r], else read from it.
+// The digits of the block's 32 columns of B, read in place (src: OzSpRows::column), into
+// B's slices, 8 lanes a column (oz_sp_column_lane): a lane's slot of each slice (Br's two
+// words, then Bi's) is one 16-byte store. Padding columns and entries past k are zero
+// digits. The columns' shifts: with OZ_SP_SHIFTS formed here from the entries the fill
+// holds (oz_sp_column_shift: B is read once) and written to shift[r], else read from it.
 __device__ __forceinline__ void oz_sp_fill_complex_columns(char* smem, const OzSpRows& src,
                                                            long long k, int* shift, int budget,
                                                            unsigned long long* __restrict__ counts) {
-    const int lane = threadIdx.x % 32, part = lane % OZ_SP_COLUMN_LANES;
-    const int r = (32 / OZ_SP_COLUMN_LANES) * (threadIdx.x / 32) + lane / OZ_SP_COLUMN_LANES;
-    const int ks = part / 4, q = part % 4;
-    const int h0 = 32 * ks + 4 * q;  // quad j's entries: h0 + 16 j + e
-    double2 x[2][4];                 // [quad][entry]
+    const OzSpColumnLane at = oz_sp_column_lane();
+    const int h0 = at.h0();
+    double2 x[2][4];  // [quad][entry]
     const bool whole = k == OZ_SP_K && src.rows - src.row0 >= OZ_SP_CTILE_N &&
                        (reinterpret_cast<size_t>(src.x) & 15) == 0;
     if (whole) {
-        const double2* col = reinterpret_cast<const double2*>(src.column(r));
+        const double2* col = reinterpret_cast<const double2*>(src.column<2>(at.r));
 #pragma unroll
         for (int j = 0; j < 2; ++j)
 #pragma unroll
             for (int e = 0; e < 4; ++e) x[j][e] = __ldg(col + (h0 + 16 * j + e) * src.rows);
     } else {
-        const bool valid = src.valid(r);
-        const double* col = valid ? src.column(r) : nullptr;
+        const bool valid = src.valid(at.r);
+        const double* col = valid ? src.column<2>(at.r) : nullptr;
 #pragma unroll
         for (int j = 0; j < 2; ++j)
 #pragma unroll
@@ -816,18 +896,26 @@ __device__ __forceinline__ void oz_sp_fill_complex_columns(char* smem, const OzS
                 const int h = h0 + 16 * j + e;
                 x[j][e] = make_double2(0.0, 0.0);
                 if (valid && h < k) {
-                    const double* at = col + h * src.column_stride();
-                    x[j][e] = make_double2(at[0], at[1]);
+                    const double* entry = col + h * src.column_stride<2>();
+                    x[j][e] = make_double2(entry[0], entry[1]);
                 }
             }
     }
 #ifdef OZ_SP_SHIFTS
-    const int sh = oz_sp_column_shift(x, budget, counts);
-    if (part == 0) shift[r] = sh;
+    oz_u64 mag[16];
+#pragma unroll
+    for (int j = 0; j < 2; ++j)
+#pragma unroll
+        for (int e = 0; e < 4; ++e) {
+            mag[8 * j + 2 * e] = oz_magnitude_bits(x[j][e].x);
+            mag[8 * j + 2 * e + 1] = oz_magnitude_bits(x[j][e].y);
+        }
+    const int sh = oz_sp_column_shift(mag, budget, counts);
+    if (at.part == 0) shift[at.r] = sh;
 #else
     (void)budget;
     (void)counts;
-    const int sh = shift[r];
+    const int sh = shift[at.r];
 #endif
     OzSliceWord re[2][4], im[2][4];
 #pragma unroll
@@ -837,11 +925,11 @@ __device__ __forceinline__ void oz_sp_fill_complex_columns(char* smem, const OzS
             re[j][e] = oz_slice_word(x[j][e].x, sh);
             im[j][e] = oz_slice_word(x[j][e].y, sh);
         }
-    char* at = smem + OZ_SP_CB_REGION + ((r / 8) * OZ_SP_KSTEPS + ks) * OZ_SP_CB_FRAG +
-               (4 * (r % 8) + q) * 16;
+    char* slot = smem + OZ_SP_CB_REGION + ((at.r / 8) * OZ_SP_KSTEPS + at.ks) * OZ_SP_CB_FRAG +
+                 (4 * (at.r % 8) + at.q) * 16;
 #pragma unroll
     for (int s = 0; s < OZ_SP_SLICES; ++s)
-        *reinterpret_cast<uint4*>(at + s * OZ_SP_CB_PLANE) =
+        *reinterpret_cast<uint4*>(slot + s * OZ_SP_CB_PLANE) =
             make_uint4(oz_slice_of_four(re[0], s), oz_slice_of_four(re[1], s),
                        oz_slice_of_four(im[0], s), oz_slice_of_four(im[1], s));
 }

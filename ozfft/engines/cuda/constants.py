@@ -540,9 +540,10 @@ def small_product_macros(
     block, the kernel's ``span_shift`` read; without it one item per block, its index
     arithmetic constant); with ``slices``, ``OZ_SP_SLICES`` (exact slices; for a Gaussian
     system also ``OZ_SP_COMPLEX_SLICES``: the complex slices kernel); with ``b_columns``
-    (complex slices only), ``OZ_SP_B_COLUMNS``: the kernel reads B itself, not Bt's rows."""
-    if b_columns and not (slices and moduli.gaussian):
-        raise ValueError("only the complex slices kernel reads B in place (b_columns)")
+    (slices, not ``packed``), ``OZ_SP_B_COLUMNS``: the kernel reads B itself, not Bt's
+    rows."""
+    if b_columns and (not slices or packed):
+        raise ValueError("only the slices kernels, one item a block, read B in place")
     return _small_product_macros(
         moduli, out_float, rounding, chunk, shifts, packed, slices, b_columns
     )

@@ -1082,8 +1082,9 @@ class CudaEngine(Engine):
         computing them for the CRT budget ``budget`` (``check``: then read its NaN/Inf
         count, and wait for it); None where it does not apply. Given shifts with a
         ``budget`` are its fast-mode shifts (the plan probe's): slices may take them.
-        ``bt`` may be the transposed view of a C-contiguous B: the complex slices kernel
-        reads B in place (``OZ_SP_B_COLUMNS``), other kernels take it prepared."""
+        ``bt`` may be the transposed view of a C-contiguous B: the slices kernels read B
+        in place where a block takes one item (``OZ_SP_B_COLUMNS``), other kernels take it
+        prepared."""
         cp = self._cp
         is_complex = a.dtype.kind == "c"
         k = a.shape[-1]
@@ -1115,7 +1116,7 @@ class CudaEngine(Engine):
         )
         b_in_place = None  # B itself, where the kernel reads its columns
         if not bt.flags.c_contiguous:
-            if slices and planes == 2:
+            if slices and pack == 1:
                 b_in_place = _rows_of_transposed(a, bt)
             if b_in_place is None:
                 bt = self.prepare_operand(bt)
@@ -1203,8 +1204,8 @@ class CudaEngine(Engine):
         """The launcher of the small-product kernel for these moduli (``shifts``: the
         variant that computes them; ``packed``: the one with several small items per
         block; ``slices``: the exact-slices kernel with that many digits, fast-mode shifts
-        only, complex ones not ``packed``; ``b_columns``: the complex slices kernel that
-        reads B in place), its dynamic shared bytes, threads per block and output columns
+        only, complex ones not ``packed``; ``b_columns``: the slices kernel that reads B in
+        place, not ``packed``), its dynamic shared bytes, threads per block and output columns
         per block; None where the moduli's sums do not fit a block
         (:meth:`_small_shared`). Kept per device and arguments: a call that finds it
         builds no macros."""
