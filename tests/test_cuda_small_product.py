@@ -349,14 +349,14 @@ def test_complex_slices_several_column_tiles_a_block(per_block, shape, dtype, rn
 
 
 @pytest.mark.parametrize("shape", [(5, 64, 64, 64), (3, 130, 64, 70), (4, 37, 50, 29),
-                                   (2, 64, 33, 97), (1, 40, 1, 45), (1, 70, 64, 40)])  # fmt: skip
+                                   (2, 64, 33, 97), (1, 40, 3, 45), (1, 70, 64, 40)])  # fmt: skip
 @pytest.mark.parametrize("dtype", DTYPES)
 def test_slices_read_b_in_place(shape, dtype, rng, monkeypatch):
     """With explicit moduli the slices kernels read B itself (OZ_SP_B_COLUMNS: its columns'
     statistics and digits, no transposed copy in front of them): the NumPy engine's bits on
     whole and partial tiles (k < 64, columns past n, 2-D operands), for 7 and 8 digits,
     with zero, subnormal and huge columns; a B that is not C-contiguous is prepared
-    instead, with the same bits."""
+    instead, with the same bits. NaN and Inf entries of B are counted once each."""
     from ozfft.engines.cuda import engine as cuda_engine_module
 
     prepared = []
@@ -383,6 +383,13 @@ def test_slices_read_b_in_place(shape, dtype, rng, monkeypatch):
         got, prof = _gpu_call(a, b, moduli=moduli)
         assert "fused" in prof.ms and all(prepared)  # B was read in place
         np.testing.assert_array_equal(got, ozfft.matmul(a, b, moduli=moduli))
+    bad = b.copy()
+    first, last = ((), ()) if b.ndim == 2 else ((0,), (batch - 1,))
+    bad[(*first, k - 1, n - 1)] = np.inf
+    bad[(*last, 0, 0)] = np.nan
+    with profile_phases() as prof, pytest.raises(ozfft.NonFiniteInputError) as info:
+        ozfft.matmul(cp.asarray(a), cp.asarray(bad), moduli=14)
+    assert (info.value.operand, info.value.count) == ("b", 2) and "fused" in prof.ms
     # a B that is every other column of a wider array (binary64: no widening copy)
     wider = np.complex128 if np.dtype(dtype).kind == "c" else np.float64
     a, b = a.astype(wider), b.astype(wider)
@@ -396,14 +403,23 @@ def test_slices_read_b_in_place(shape, dtype, rng, monkeypatch):
     np.testing.assert_array_equal(got, ozfft.matmul(a, b, moduli=14))
 
 
-def test_engine_reads_b_in_place_only_where_it_may(rng):
+def test_engine_reads_b_in_place_only_where_it_may(rng, monkeypatch):
     """Engine level: the transposed view of a C-contiguous B (complex and real, one item a
-    block) gives the bits of its prepared rows; so does a stack of items of at most 32 rows
-    and columns (several a block: prepared)."""
+    block) is read in place and gives the bits of its prepared rows; a stack of items of at
+    most 32 rows and columns (several a block) has the view prepared, same bits."""
+    from ozfft.engines.cuda import engine as cuda_engine_module
     from ozfft.ozaki.residue_system import int8_system
     from ozfft.scheme.gemm import gaussian_system_for
 
     _, gpu = _engines()
+    prepared = []
+    prepare = cuda_engine_module.CudaEngine.prepare_operand
+
+    def spy(self, x):
+        prepared.append(x.shape)
+        return prepare(self, x)
+
+    monkeypatch.setattr(cuda_engine_module.CudaEngine, "prepare_operand", spy)
     for dtype, m, n in ((np.complex128, 70, 50), (np.float64, 70, 50), (np.float64, 20, 12)):
         moduli = int8_system(14)
         if dtype == np.complex128:
@@ -412,8 +428,10 @@ def test_engine_reads_b_in_place_only_where_it_may(rng):
         b = cp.asarray(phi_matrix(rng, (3, 64, n), 1.0, dtype))
         view = b.swapaxes(-1, -2)
         assert not view.flags.c_contiguous
+        prepared.clear()
         got = gpu.fused_fast_product(a, view, 110, moduli, dtype, rounding="nearest")
         assert got is not None
+        assert prepared == ([] if m > 32 else [view.shape])  # read in place, or prepared
         rows = cp.ascontiguousarray(view)
         want = gpu.fused_fast_product(a, rows, 110, moduli, dtype, rounding="nearest")
         np.testing.assert_array_equal(cp.asnumpy(got), cp.asnumpy(want))

@@ -540,6 +540,7 @@ def test_small_product_geometry_matches_kernel_source():
     assert constants.SMALL_PRODUCT_THREADS == 32 * (define("OZ_SP_TILE") ** 2 // (16 * 8)) // 4
     # the real slices kernel: two m16n8 output tiles per warp
     assert constants.SMALL_SLICE_THREADS == 32 * define("OZ_SP_TILE") ** 2 // (16 * 8 * 2)
+    assert constants.SMALL_SLICE_THREADS == define("OZ_SP_SLICE_THREADS")
     # the complex slices kernel: 64 x OZ_SP_CTILE_N tiles, an m16 x n16 position per warp
     columns = define("OZ_SP_CTILE_N")
     assert constants.SMALL_COMPLEX_SLICE_COLUMNS == columns

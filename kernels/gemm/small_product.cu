@@ -443,6 +443,7 @@ extern "C" __global__ void __launch_bounds__(512, 1)
 #define OZ_SP_SLICE_BYTES (OZ_SP_A_PLANE + OZ_SP_B_PLANE)
 #define OZ_SP_DIAGONALS (2 * OZ_SP_SLICES - 1)
 #define OZ_SP_SLICE_TILES 2  // m16n8 output tiles of a warp
+#define OZ_SP_SLICE_THREADS 512  // the real slices kernel's block: 16 warps
 #define OZ_SP_SLICE_DIGITS (8 * (OZ_SP_DIAGONALS - 1) / 31 + 1)  // digit sums the diagonals reach
 static_assert(OZ_SP_SLICE_DIGITS <= OZ_DIGITS, "every diagonal lands in a digit");
 
@@ -573,7 +574,7 @@ __device__ __forceinline__ void oz_sp_fill_slices(char* smem, const OzSpRows& sr
 }
 
 #ifdef OZ_SP_B_COLUMNS
-static_assert(512 / 32 * (32 / OZ_SP_COLUMN_LANES) == OZ_SP_TILE,
+static_assert(OZ_SP_SLICE_THREADS / 32 * (32 / OZ_SP_COLUMN_LANES) == OZ_SP_TILE,
               "the block's warps take the tile's columns, 8 lanes each");
 // The digits of the block's 64 columns of B, read in place (src: OzSpRows::column), into
 // B's slices, 8 lanes a column (oz_sp_column_lane): a lane's slot of each slice (both of
@@ -703,7 +704,7 @@ __device__ __forceinline__ void oz_small_slices_body(const double* __restrict__ 
     }
 }
 
-extern "C" __global__ void __launch_bounds__(512, 1)
+extern "C" __global__ void __launch_bounds__(OZ_SP_SLICE_THREADS, 1)
     oz_small_product_slices_real(const double* __restrict__ a, const double* __restrict__ bt,
                                  long long m, long long n, long long k,
                                  const int* __restrict__ shift_a,
@@ -1226,9 +1227,11 @@ __device__ __forceinline__ void oz_complex_slices_body(const double* __restrict_
         const OzSpBlockRows rows = oz_sp_block_rows(a, bt, m, n, 2 * k, 1, 6, OZ_SP_CTILE_N, ct);
         if (!first) __syncthreads();  // the last tile is out: B's region and shift are free
 #if defined(OZ_SP_B_COLUMNS) && defined(OZ_SP_SHIFTS)
-        // B's shifts come with its fill (read once): A's here, on the first tile
-        oz_sp_shifts<2, 0>(shift, rows.a, rows.b, k, shift_a, shift_b, budget, counts, ct == 0,
-                           first);
+        // B's shifts come with its fill (read once): A's here, on the first tile only (its
+        // barrier orders them before A's fill; a later tile's is the one above)
+        if (first)
+            oz_sp_shifts<2, 0>(shift, rows.a, rows.b, k, shift_a, shift_b, budget, counts,
+                               ct == 0);
 #else
         oz_sp_shifts<2, OZ_SP_CTILE_N>(shift, rows.a, rows.b, k, shift_a, shift_b, budget,
                                        counts, ct == 0, first);

@@ -482,7 +482,8 @@ def small_product_chunk(count: int, planes: int, shared_bytes: int) -> tuple[int
 #: bytes of one slice's digits in the exact-slices small product (``OZ_SP_SLICE_BYTES``:
 #: the tile's A rows and Bt rows, ``SMALL_PRODUCT_K`` digits each)
 SMALL_SLICE_BYTES = 2 * SMALL_PRODUCT_TILE * SMALL_PRODUCT_K
-#: the real slices kernel's blocks (``OZ_SP_SLICE_TILES`` = 2 output tiles per warp)
+#: the real slices kernel's blocks (``OZ_SP_SLICE_THREADS``; ``OZ_SP_SLICE_TILES`` = 2 output
+#: tiles per warp)
 SMALL_SLICE_THREADS = 512
 #: the complex slices kernel's blocks (``OZ_SP_CTHREADS``: an m16 row tile and two n8
 #: column tiles per warp, both parts; two blocks per SM)

@@ -1114,18 +1114,17 @@ class CudaEngine(Engine):
             if budget > 0 and (planes == 1 or pack == 1) and config.small_product_slices()
             else None
         )
-        b_in_place = None  # B itself, where the kernel reads its columns
-        if not bt.flags.c_contiguous:
-            if slices and pack == 1:
-                b_in_place = _rows_of_transposed(a, bt)
-            if b_in_place is None:
-                bt = self.prepare_operand(bt)
+        # B itself, where a slices kernel (one item a block) reads its columns in place
+        in_place = not bt.flags.c_contiguous and slices and pack == 1
+        b_in_place = _rows_of_transposed(a, bt) if in_place else None
         kernel = self._small_product_kernel(
             moduli, planes, out_dtype, rounding, in_kernel, packed=pack > 1, slices=slices,
             b_columns=b_in_place is not None,
         )  # fmt: skip
         if kernel is None:
-            return None
+            return None  # (the caller prepares a view for the stages)
+        if b_in_place is None and not bt.flags.c_contiguous:
+            bt = self.prepare_operand(bt)
         launch, smem, threads, columns = kernel
         out = self._alloc(
             "the product", (batch, m, n), out_dtype, batch * m * n * out_dtype.itemsize
@@ -1740,9 +1739,9 @@ def _small_operands(
 
 def _rows_of_transposed(a: Any, bt: Any) -> Any | None:
     """B where ``bt`` is the transposed view of a C-contiguous B (``swapaxes(b, -1, -2)``)
-    with ``a``'s dtype and batch shape, aligned to its entries (the rows kernel loads a
-    complex entry as one 16-byte double2), which the probe's rows kernel reads in place;
-    else None."""
+    with ``a``'s dtype and batch shape, aligned to its entries (the kernels load a complex
+    entry as one 16-byte double2), which the probe's rows kernel and the slices kernels
+    (``OZ_SP_B_COLUMNS``) read in place; else None."""
     if bt.flags.c_contiguous or bt.ndim != a.ndim or bt.ndim < 2 or bt.dtype != a.dtype:
         return None
     b = bt.swapaxes(-1, -2)
