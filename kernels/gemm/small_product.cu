@@ -544,6 +544,76 @@ __device__ __forceinline__ int oz_sp_column_shift(const oz_u64 (&mag)[N], int bu
 __device__ __forceinline__ oz_u64 oz_magnitude_bits(double x) {
     return (oz_u64)__double_as_longlong(x) & 0x7fffffffffffffffULL;
 }
+
+// The 8 entries of the calling lane's column (oz_sp_column_lane) of B read in place, T
+// double (real) or double2 (complex, an entry's two doubles): entry h0 + 16 j + e at
+// x[j][e], zero past k and in padding columns. A tile `columns` wide with all its columns,
+// k = OZ_SP_K and (complex) 16-byte entries loads without bounds.
+template <typename T, int columns>
+__device__ __forceinline__ void oz_sp_load_column(const OzSpRows& src, long long k,
+                                                  const OzSpColumnLane& at, T (&x)[2][4]) {
+    constexpr int parts = sizeof(T) / sizeof(double);
+    const int h0 = at.h0();
+    if (k == OZ_SP_K && src.rows - src.row0 >= columns &&
+        (parts == 1 || (reinterpret_cast<size_t>(src.x) & 15) == 0)) {
+        const T* entries = reinterpret_cast<const T*>(src.column<parts>(at.r));
+#pragma unroll
+        for (int j = 0; j < 2; ++j)
+#pragma unroll
+            for (int e = 0; e < 4; ++e) x[j][e] = __ldg(entries + (h0 + 16 * j + e) * src.rows);
+        return;
+    }
+    const bool valid = src.valid(at.r);
+    const double* col = valid ? src.column<parts>(at.r) : nullptr;
+#pragma unroll
+    for (int j = 0; j < 2; ++j)
+#pragma unroll
+        for (int e = 0; e < 4; ++e) {
+            const int h = h0 + 16 * j + e;
+            x[j][e] = T{};
+            if (valid && h < k) {
+                const double* entry = col + h * src.column_stride<parts>();
+                if constexpr (parts == 2) {
+                    x[j][e] = make_double2(entry[0], entry[1]);
+                } else {
+                    x[j][e] = entry[0];
+                }
+            }
+        }
+}
+
+// The shift of the lane's column: with OZ_SP_SHIFTS formed from the entries x of it the
+// lane holds (oz_sp_load_column; oz_sp_column_shift: B is read once) and written to
+// shift[r] by the column's first lane, else read from shift[r].
+template <typename T>
+__device__ __forceinline__ int oz_sp_fill_column_shift(const T (&x)[2][4],
+                                                       const OzSpColumnLane& at, int* shift,
+                                                       int budget,
+                                                       unsigned long long* __restrict__ counts) {
+#ifdef OZ_SP_SHIFTS
+    constexpr int parts = sizeof(T) / sizeof(double);
+    oz_u64 mag[8 * parts];
+#pragma unroll
+    for (int j = 0; j < 2; ++j)
+#pragma unroll
+        for (int e = 0; e < 4; ++e) {
+            if constexpr (parts == 2) {
+                mag[8 * j + 2 * e] = oz_magnitude_bits(x[j][e].x);
+                mag[8 * j + 2 * e + 1] = oz_magnitude_bits(x[j][e].y);
+            } else {
+                mag[4 * j + e] = oz_magnitude_bits(x[j][e]);
+            }
+        }
+    const int sh = oz_sp_column_shift(mag, budget, counts);
+    if (at.part == 0) shift[at.r] = sh;
+    return sh;
+#else
+    (void)x;
+    (void)budget;
+    (void)counts;
+    return shift[at.r];
+#endif
+}
 #endif  // OZ_SP_B_COLUMNS
 
 
@@ -584,37 +654,9 @@ __device__ __forceinline__ void oz_sp_fill_real_columns(char* smem, const OzSpRo
                                                         long long k, int* shift, int budget,
                                                         unsigned long long* __restrict__ counts) {
     const OzSpColumnLane at = oz_sp_column_lane();
-    const int h0 = at.h0();
     double x[2][4];  // [quad][entry]
-    const bool valid = src.valid(at.r);
-    const double* col = valid ? src.column<1>(at.r) : nullptr;
-    if (k == OZ_SP_K && src.rows - src.row0 >= OZ_SP_TILE) {  // whole: no bounds
-#pragma unroll
-        for (int j = 0; j < 2; ++j)
-#pragma unroll
-            for (int e = 0; e < 4; ++e) x[j][e] = __ldg(col + (h0 + 16 * j + e) * src.rows);
-    } else {
-#pragma unroll
-        for (int j = 0; j < 2; ++j)
-#pragma unroll
-            for (int e = 0; e < 4; ++e) {
-                const int h = h0 + 16 * j + e;
-                x[j][e] = valid && h < k ? col[h * src.column_stride<1>()] : 0.0;
-            }
-    }
-#ifdef OZ_SP_SHIFTS
-    oz_u64 mag[8];
-#pragma unroll
-    for (int j = 0; j < 2; ++j)
-#pragma unroll
-        for (int e = 0; e < 4; ++e) mag[4 * j + e] = oz_magnitude_bits(x[j][e]);
-    const int sh = oz_sp_column_shift(mag, budget, counts);
-    if (at.part == 0) shift[at.r] = sh;
-#else
-    (void)budget;
-    (void)counts;
-    const int sh = shift[at.r];
-#endif
+    oz_sp_load_column<double, OZ_SP_TILE>(src, k, at, x);
+    const int sh = oz_sp_fill_column_shift(x, at, shift, budget, counts);
     oz_u64 d[2][4];
 #pragma unroll
     for (int j = 0; j < 2; ++j)
@@ -877,47 +919,9 @@ __device__ __forceinline__ void oz_sp_fill_complex_columns(char* smem, const OzS
                                                            long long k, int* shift, int budget,
                                                            unsigned long long* __restrict__ counts) {
     const OzSpColumnLane at = oz_sp_column_lane();
-    const int h0 = at.h0();
     double2 x[2][4];  // [quad][entry]
-    const bool whole = k == OZ_SP_K && src.rows - src.row0 >= OZ_SP_CTILE_N &&
-                       (reinterpret_cast<size_t>(src.x) & 15) == 0;
-    if (whole) {
-        const double2* col = reinterpret_cast<const double2*>(src.column<2>(at.r));
-#pragma unroll
-        for (int j = 0; j < 2; ++j)
-#pragma unroll
-            for (int e = 0; e < 4; ++e) x[j][e] = __ldg(col + (h0 + 16 * j + e) * src.rows);
-    } else {
-        const bool valid = src.valid(at.r);
-        const double* col = valid ? src.column<2>(at.r) : nullptr;
-#pragma unroll
-        for (int j = 0; j < 2; ++j)
-#pragma unroll
-            for (int e = 0; e < 4; ++e) {
-                const int h = h0 + 16 * j + e;
-                x[j][e] = make_double2(0.0, 0.0);
-                if (valid && h < k) {
-                    const double* entry = col + h * src.column_stride<2>();
-                    x[j][e] = make_double2(entry[0], entry[1]);
-                }
-            }
-    }
-#ifdef OZ_SP_SHIFTS
-    oz_u64 mag[16];
-#pragma unroll
-    for (int j = 0; j < 2; ++j)
-#pragma unroll
-        for (int e = 0; e < 4; ++e) {
-            mag[8 * j + 2 * e] = oz_magnitude_bits(x[j][e].x);
-            mag[8 * j + 2 * e + 1] = oz_magnitude_bits(x[j][e].y);
-        }
-    const int sh = oz_sp_column_shift(mag, budget, counts);
-    if (at.part == 0) shift[at.r] = sh;
-#else
-    (void)budget;
-    (void)counts;
-    const int sh = shift[at.r];
-#endif
+    oz_sp_load_column<double2, OZ_SP_CTILE_N>(src, k, at, x);
+    const int sh = oz_sp_fill_column_shift(x, at, shift, budget, counts);
     OzSliceWord re[2][4], im[2][4];
 #pragma unroll
     for (int j = 0; j < 2; ++j)
