@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 
 from .engines.base import Engine
-from .engines.select import engine_for, resolve_phase_a
+from .engines.select import array_module_name, engine_for, resolve_phase_a
 from .errors import UnsupportedDTypeError
 from .options import OzakiOptions
 from .profiling import phase
@@ -58,9 +58,11 @@ def _as_operand(x: Any, name: str):
 
 @lru_cache(maxsize=256)
 def result_dtype(a_dtype: Any, b_dtype: Any) -> np.dtype:
-    """The dtype of ``ozfft.matmul(a, b)``: numpy's ``result_type`` when that is a
-    floating dtype (so float32 @ int8 is float32, float32 @ int64 float64, exactly as
-    numpy), else float64 (bool and integer operands only: ozfft computes in floats).
+    """The dtype ``ozfft.matmul(a, b)`` computes its result in (and returns, except for
+    ``bool @ bool``, numpy's logical product of those counts): numpy's ``result_type`` when
+    that is a floating dtype (so float32 @ int8 is float32, float32 @ int64 float64,
+    exactly as numpy), else float64 (bool and integer operands only: ozfft computes in
+    floats).
     Kept per pair of dtypes (a call's hot path)."""
     out = np.result_type(a_dtype, b_dtype)
     return np.dtype(np.float64) if out.kind in "biu" else out
@@ -112,6 +114,7 @@ def _prepare(a: Any, b: Any):
 def matmul(
     a: Any,
     b: Any,
+    out: Any = None,
     *,
     precision: str = "fp64",
     moduli: int | None = None,
@@ -135,6 +138,11 @@ def matmul(
         Operands, as for :func:`numpy.matmul`. float16, float32, float64, complex64,
         complex128, bool and integer dtypes, any byte order; numpy arrays run on the
         NumPy engine, cupy arrays on the CUDA engine.
+    out : ndarray, optional
+        As :func:`numpy.matmul`'s ``out`` (positional or keyword): an array of the
+        operands' kind with exactly the result's shape (no broadcasting), any strides,
+        whose dtype the result casts to under ``"same_kind"`` casting; the result is
+        written into it and it is returned.
     precision : {"fp64", "fp32"}, default "fp64"
         The unit roundoff ``u_p`` the guarantee is stated in: ``2**-53`` or ``2**-24``.
     moduli : int, optional
@@ -165,12 +173,14 @@ def matmul(
 
     Returns
     -------
-    ndarray (numpy or cupy, as the operands)
-        Shape as :func:`numpy.matmul`. dtype: ``numpy.result_type(a, b)`` when that is a
-        floating dtype (float16, float32, float64, complex64, complex128); float64 when
-        both operands are bool or integer (numpy would return an integer or bool array;
-        ozfft computes in floats and converts integers to float64 first, exact up to
-        ``2**53``).
+    ndarray (numpy or cupy, as the operands), or ``out``
+        Shape as :func:`numpy.matmul` (1-D @ 1-D: a numpy scalar for numpy operands, a 0-d
+        array for cupy ones, as each library does). dtype: ``numpy.result_type(a, b)``
+        when that is a floating dtype (float16, float32, float64, complex64, complex128);
+        bool for ``bool @ bool`` (as numpy: whether the exact count of ``True`` pairs is
+        nonzero); float64 when both operands are integer, or bool and integer (numpy
+        would return an integer array; ozfft computes in floats and converts integers to
+        float64 first, exact up to ``2**53``).
 
     Raises
     ------
@@ -181,10 +191,13 @@ def matmul(
         strings, datetimes).
     ValueError
         Mismatched core dimensions, unbroadcastable batches, a 0-d operand, bad
-        ``precision``, ``moduli``, ``mode`` or ``phase_a`` (or ``OZFFT_PHASE_A``), or
-        ``moduli`` above 18 with FP8 Phase A.
+        ``precision``, ``moduli``, ``mode`` or ``phase_a`` (or ``OZFFT_PHASE_A``),
+        ``moduli`` above 18 with FP8 Phase A, or ``out`` of another shape than the
+        result's.
     TypeError
-        ``moduli`` is not an integer; numpy and cupy operands are mixed.
+        ``moduli`` is not an integer; numpy and cupy operands are mixed; ``out`` is not
+        an array of the operands' kind, or its dtype would take the result by more than
+        ``"same_kind"`` casting (numpy's message).
 
     Notes
     -----
@@ -226,20 +239,56 @@ def matmul(
     """
     options = _options(precision, moduli, mode, phase_a)
     engine, a, b, out_dtype, exact_bits, squeeze, batch = _prepare(a, b)
-    phase_kind = _phase_a(options, engine)
-    xp = engine.xp
+    logical = a.dtype == np.bool_ and b.dtype == np.bool_  # bool @ bool: numpy's logical
     m, k = a.shape[-2:]
     n = b.shape[-1]
+    if out is not None:
+        _check_out(engine, out, _result_shape(batch, m, n, squeeze),
+                   np.dtype(np.bool_) if logical else out_dtype)  # fmt: skip
+    phase_kind = _phase_a(options, engine)
+    xp = engine.xp
     compute = np.complex128 if out_dtype.kind == "c" else np.float64
     if 0 in (*batch, m, n, k):
-        out = xp.zeros((*batch, m, n), out_dtype)
+        result = xp.zeros((*batch, m, n), out_dtype)
     else:
         a = _operand(engine, a, compute, (*batch, m, k))
         b = _operand(engine, b, compute, (*batch, k, n))
-        out = _compute(engine, a, b, options, phase_kind, out_dtype, exact_bits)
+        result = _compute(engine, a, b, options, phase_kind, out_dtype, exact_bits)
     for axis in squeeze:
-        out = out.squeeze(axis) if out.shape[axis] == 1 else out
-    return out
+        result = result.squeeze(axis) if result.shape[axis] == 1 else result
+    if logical:  # the exact counts of True pairs, as numpy's OR of ANDs
+        result = result != 0
+    if out is not None:
+        out[...] = result
+        return out
+    if result.ndim == 0 and xp is np:
+        return result[()]  # 1-D @ 1-D: a numpy scalar, as numpy.matmul gives
+    return result
+
+
+def _result_shape(batch: tuple[int, ...], m: int, n: int, squeeze: list[int]) -> tuple:
+    """The shape of ``matmul``'s result: ``(*batch, m, n)`` less the core axes of 1-D
+    operands (``squeeze``: -2 where ``a`` was 1-D, -1 where ``b`` was)."""
+    return (*batch, *(() if -2 in squeeze else (m,)), *(() if -1 in squeeze else (n,)))
+
+
+def _check_out(engine: Engine, out: Any, shape: tuple, dtype: np.dtype) -> None:
+    """``out`` as :func:`numpy.matmul` takes it: an array of the operands' kind with
+    exactly the result's ``shape``, whose dtype ``dtype`` casts to under ``"same_kind"``
+    (numpy's messages)."""
+    kind = "cupy" if engine.name == "cuda" else "numpy"
+    if not hasattr(out, "dtype") or array_module_name(out) != kind:
+        raise TypeError(f"matmul: out must be a {kind} array, as the operands are")
+    if tuple(out.shape) != shape:
+        raise ValueError(
+            f"non-broadcastable output operand with shape {tuple(out.shape)} doesn't match "
+            f"the broadcast shape {shape}"
+        )
+    if not np.can_cast(dtype, out.dtype, casting="same_kind"):
+        raise TypeError(
+            f"Cannot cast ufunc 'matmul' output from {dtype!r} to {out.dtype!r} with "
+            f"casting rule 'same_kind'"
+        )
 
 
 def _operand(engine: Engine, x: Any, compute: Any, shape: tuple[int, ...]) -> Any:

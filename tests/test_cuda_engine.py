@@ -558,3 +558,26 @@ def test_binary32_subnormal_operands_and_results(dtype, kw, rng):
     got, want = _both(a, b, **kw)
     assert np.count_nonzero(want[0, 1]) > 0 and np.count_nonzero(want[1]) > 0
     np.testing.assert_array_equal(got, want)
+
+
+def test_out_bool_and_vectors_as_cupy_has_them(rng):
+    """cupy operands: ``out`` a cupy array of the result's shape (written, returned; a
+    numpy ``out`` refused), ``bool @ bool`` a cupy bool array, 1-D @ 1-D a 0-d cupy array
+    (cupy's matmul has no scalars): the NumPy engine's values."""
+    a = phi_matrix(rng, (3, 7, 40), 1.0)
+    b = phi_matrix(rng, (40, 5), 1.0)
+    da, db = cp.asarray(a), cp.asarray(b)
+    want = ozfft.matmul(a, b, moduli=13)
+    out = cp.full((3, 7, 5), cp.nan, cp.complex128)
+    assert ozfft.matmul(da, db, out, moduli=13) is out
+    np.testing.assert_array_equal(cp.asnumpy(out), want.astype(np.complex128))
+    with pytest.raises(TypeError, match="cupy array"):
+        ozfft.matmul(da, db, out=np.zeros((3, 7, 5)))
+    bits = rng.integers(0, 2, (2, 6, 9)).astype(bool), rng.integers(0, 2, (9, 3)).astype(bool)
+    got = ozfft.matmul(*(cp.asarray(x) for x in bits))
+    assert isinstance(got, cp.ndarray) and got.dtype == cp.bool_
+    np.testing.assert_array_equal(cp.asnumpy(got), np.matmul(*bits))
+    v = phi_matrix(rng, (40,), 1.0)
+    dot = ozfft.matmul(cp.asarray(v), cp.asarray(v))
+    assert isinstance(dot, cp.ndarray) and dot.shape == ()
+    assert float(dot) == ozfft.matmul(v, v)

@@ -149,14 +149,46 @@ def test_unsupported_dtype_is_named(dtype):
     ],
 )
 def test_bool_and_integer_operands_promote_like_numpy(da, db, rng):
-    """numpy's result type when it is a float type; float64 for bool/integer pairs."""
+    """numpy's result type when it is a float type; float64 for integer pairs and bool with
+    integers; bool @ bool numpy's logical product (from the float64 counts)."""
     a = rng.integers(0 if da in (np.bool_, np.uint8, np.uint64) else -9, 9, (3, 5)).astype(da)
     b = rng.integers(0 if db in (np.bool_, np.uint8, np.uint64) else -9, 9, (5, 4)).astype(db)
     got = ozfft.matmul(a, b)
     numpy_type = np.matmul(a, b).dtype
     want = numpy_type if numpy_type.kind in "fc" else np.dtype(np.float64)
-    assert got.dtype == want == ozfft.linalg.result_dtype(a.dtype, b.dtype)
-    np.testing.assert_array_equal(got, np.matmul(a.astype(want), b.astype(want)))
+    assert want == ozfft.linalg.result_dtype(a.dtype, b.dtype)  # (what it computes in)
+    counts = np.matmul(a.astype(want), b.astype(want))
+    if da == db == np.bool_:
+        assert got.dtype == np.bool_ and (counts > 1).any()  # (some counts above one)
+        np.testing.assert_array_equal(got, np.matmul(a, b))
+        np.testing.assert_array_equal(got, counts != 0)
+    else:
+        assert got.dtype == want
+        np.testing.assert_array_equal(got, counts)
+
+
+def test_out_takes_the_result_as_numpy_does(rng):
+    """``out`` (positional or keyword, with the other options): the result written in it,
+    cast as numpy casts (float64 into float32 rounds), it returned; the wrong kind of
+    array or a 0-d ``out`` for 1-D @ 1-D as numpy has them. (numpy's own tests of ``out``:
+    tests/peer/test_numpy_matmul.py.)"""
+    a = phi_matrix(rng, (2, 6, 9), 2.0)
+    b = phi_matrix(rng, (9, 4), 2.0)
+    for kw in ({}, {"moduli": 12}, {"mode": "accurate"}):
+        want = ozfft.matmul(a, b, **kw)
+        out = np.full((2, 6, 4), np.nan, np.float32)
+        assert ozfft.matmul(a, b, out, **kw) is out
+        np.testing.assert_array_equal(out, want.astype(np.float32))
+        assert want.astype(np.float32).dtype == out.dtype and not np.isnan(out).any()
+    with pytest.raises(TypeError, match="numpy array"):
+        ozfft.matmul(a, b, out=[[0.0] * 4] * 6)
+    v = phi_matrix(rng, (9,), 1.0)
+    scalar = ozfft.matmul(v, v)
+    assert type(scalar) is np.float64
+    zero_d = np.zeros(())
+    assert ozfft.matmul(v, v, out=zero_d) is zero_d and zero_d == scalar
+    with pytest.raises(ValueError, match="non-broadcastable"):
+        ozfft.matmul(v, v, out=np.zeros(1))
 
 
 def test_non_native_byte_order(rng):
