@@ -242,9 +242,9 @@ def matmul(
     logical = a.dtype == np.bool_ and b.dtype == np.bool_  # bool @ bool: numpy's logical
     m, k = a.shape[-2:]
     n = b.shape[-1]
+    shape = _result_shape(batch, m, n, squeeze)
     if out is not None:
-        _check_out(engine, out, _result_shape(batch, m, n, squeeze),
-                   np.dtype(np.bool_) if logical else out_dtype)  # fmt: skip
+        _check_out(engine, out, shape, np.dtype(np.bool_) if logical else out_dtype)
     phase_kind = _phase_a(options, engine)
     xp = engine.xp
     compute = np.complex128 if out_dtype.kind == "c" else np.float64
@@ -254,8 +254,7 @@ def matmul(
         a = _operand(engine, a, compute, (*batch, m, k))
         b = _operand(engine, b, compute, (*batch, k, n))
         result = _compute(engine, a, b, options, phase_kind, out_dtype, exact_bits)
-    for axis in squeeze:
-        result = result.squeeze(axis) if result.shape[axis] == 1 else result
+    result = result.reshape(shape)  # (1-D operands: their unit core axes dropped)
     if logical:  # the exact counts of True pairs, as numpy's OR of ANDs
         result = result != 0
     if out is not None:
@@ -276,7 +275,7 @@ def _check_out(engine: Engine, out: Any, shape: tuple, dtype: np.dtype) -> None:
     """``out`` as :func:`numpy.matmul` takes it: an array of the operands' kind with
     exactly the result's ``shape``, whose dtype ``dtype`` casts to under ``"same_kind"``
     (numpy's messages)."""
-    kind = "cupy" if engine.name == "cuda" else "numpy"
+    kind = engine.xp.__name__  # "numpy" or "cupy"
     if not hasattr(out, "dtype") or array_module_name(out) != kind:
         raise TypeError(f"matmul: out must be a {kind} array, as the operands are")
     if tuple(out.shape) != shape:

@@ -31,6 +31,13 @@
 #if defined(OZ_SP_B_COLUMNS) && (!defined(OZ_SP_SLICES) || defined(OZ_SP_PACKED))
 #error "OZ_SP_B_COLUMNS is a variant of the slices kernels (OZ_SP_SLICES) without OZ_SP_PACKED"
 #endif
+// 1 where B's fill forms B's shifts (B in place, shifts formed here): oz_sp_shifts then
+// takes A's rows only
+#if defined(OZ_SP_B_COLUMNS) && defined(OZ_SP_SHIFTS)
+#define OZ_SP_FILL_FORMS_B_SHIFTS 1
+#else
+#define OZ_SP_FILL_FORMS_B_SHIFTS 0
+#endif
 
 #define OZ_SP_TILE 64                   // output rows and columns of a block
 #define OZ_SP_K 64                      // the longest k (two k-steps of 32)
@@ -495,20 +502,20 @@ __device__ __forceinline__ OzSpColumnLane oz_sp_column_lane() {
 // The fast-mode shift of a column of the tile for the CRT budget, from the magnitudes (the
 // bits without the sign) of the N doubles of it that each of its 8 lanes holds: the integers of
 // oz_warp_row_stats_of (the largest frexp exponent of a finite entry, then the fast-mode
-// sum of squares relative to it, zero, NaN and Inf entries dropped) and oz_fast_shift_of,
-// summed over the column's lanes by shuffles. NaN and Inf entries are counted into
-// counts[2], counts[3] by the blocks of the first row tile (each entry once).
+// sum of squares relative to it, oz_warp_sumsq_terms: zero, NaN and Inf entries dropped)
+// and oz_fast_shift_of, summed over the column's lanes by shuffles. NaN and Inf entries
+// are counted into counts[2], counts[3] by the blocks of the first row tile (each once).
 template <int N>
-__device__ __forceinline__ int oz_sp_column_shift(const oz_u64 (&mag)[N], int budget,
+__device__ __forceinline__ int oz_sp_column_shift(const oz_u64 (&mag)[1][N], int budget,
                                                   unsigned long long* __restrict__ counts) {
     constexpr oz_u64 inf_bits = 0x7ff0000000000000ULL;
     oz_u64 top = 0;
     unsigned nans = 0u, infs = 0u;
 #pragma unroll
     for (int i = 0; i < N; ++i) {
-        nans += mag[i] > inf_bits;
-        infs += mag[i] == inf_bits;
-        const oz_u64 finite = mag[i] < inf_bits ? mag[i] : 0ULL;
+        nans += mag[0][i] > inf_bits;
+        infs += mag[0][i] == inf_bits;
+        const oz_u64 finite = mag[0][i] < inf_bits ? mag[0][i] : 0ULL;
         top = finite > top ? finite : top;
     }
     int row_max = OZ_ZERO_ROW_EXP;
@@ -521,22 +528,17 @@ __device__ __forceinline__ int oz_sp_column_shift(const oz_u64 (&mag)[N], int bu
         const int other = __shfl_xor_sync(0xffffffffu, row_max, off);
         row_max = other > row_max ? other : row_max;
     }
-    oz_i64 sumsq = 0;
-#pragma unroll
-    for (int i = 0; i < N; ++i) {
-        int e, c;
-        oz_frexp_bound(mag[i], e, c);
-        const oz_i64 term = oz_sumsq_term_of(e, c, row_max);
-        sumsq += mag[i] != 0 && mag[i] < inf_bits ? term : 0;
-    }
+    const int column_max[1] = {row_max};
+    oz_i64 sumsq[1];
+    oz_warp_sumsq_terms<1, N, false>(mag, column_max, sumsq);
 #pragma unroll
     for (int off = 1; off < OZ_SP_COLUMN_LANES; off <<= 1)
-        sumsq += __shfl_xor_sync(0xffffffffu, sumsq, off);
+        sumsq[0] += __shfl_xor_sync(0xffffffffu, sumsq[0], off);
     if (blockIdx.y == 0) {
         if (nans) atomicAdd(&counts[2], (unsigned long long)nans);
         if (infs) atomicAdd(&counts[3], (unsigned long long)infs);
     }
-    return (int)oz_fast_shift_of(row_max, sumsq, budget);
+    return (int)oz_fast_shift_of(row_max, sumsq[0], budget);
 }
 #endif  // OZ_SP_SHIFTS
 
@@ -592,16 +594,16 @@ __device__ __forceinline__ int oz_sp_fill_column_shift(const T (&x)[2][4],
                                                        unsigned long long* __restrict__ counts) {
 #ifdef OZ_SP_SHIFTS
     constexpr int parts = sizeof(T) / sizeof(double);
-    oz_u64 mag[8 * parts];
+    oz_u64 mag[1][8 * parts];  // (one row, as oz_warp_sumsq_terms takes them)
 #pragma unroll
     for (int j = 0; j < 2; ++j)
 #pragma unroll
         for (int e = 0; e < 4; ++e) {
             if constexpr (parts == 2) {
-                mag[8 * j + 2 * e] = oz_magnitude_bits(x[j][e].x);
-                mag[8 * j + 2 * e + 1] = oz_magnitude_bits(x[j][e].y);
+                mag[0][8 * j + 2 * e] = oz_magnitude_bits(x[j][e].x);
+                mag[0][8 * j + 2 * e + 1] = oz_magnitude_bits(x[j][e].y);
             } else {
-                mag[4 * j + e] = oz_magnitude_bits(x[j][e]);
+                mag[0][4 * j + e] = oz_magnitude_bits(x[j][e]);
             }
         }
     const int sh = oz_sp_column_shift(mag, budget, counts);
@@ -615,8 +617,6 @@ __device__ __forceinline__ int oz_sp_fill_column_shift(const T (&x)[2][4],
 #endif
 }
 #endif  // OZ_SP_B_COLUMNS
-
-
 
 #ifndef OZ_SP_COMPLEX_SLICES
 static_assert(OZ_SP_SLICES <= 8, "the digits of a signed 64-bit integer");
@@ -689,11 +689,8 @@ __device__ __forceinline__ void oz_small_slices_body(const double* __restrict__ 
 #endif
     const OzSpBlockRows rows = oz_sp_block_rows(a, bt, m, n, k, items, span_shift, OZ_SP_TILE);
     const OzSpRows &rows_a = rows.a, &rows_b = rows.b;
-#if defined(OZ_SP_B_COLUMNS) && defined(OZ_SP_SHIFTS)
-    oz_sp_shifts<1, 0>(shift, rows_a, rows_b, k, shift_a, shift_b, budget, counts);  // A's
-#else
-    oz_sp_shifts<1>(shift, rows_a, rows_b, k, shift_a, shift_b, budget, counts);
-#endif
+    oz_sp_shifts<1, OZ_SP_FILL_FORMS_B_SHIFTS ? 0 : OZ_SP_TILE>(shift, rows_a, rows_b, k, shift_a,
+                                                                shift_b, budget, counts);
     oz_sp_fill_slices(smem, rows_a, k, shift, false);
 #ifdef OZ_SP_B_COLUMNS  // (B's shifts come with its fill: B is read once)
     oz_sp_fill_real_columns(smem, rows_b, k, shift + OZ_SP_TILE, budget, counts);
@@ -1230,16 +1227,11 @@ __device__ __forceinline__ void oz_complex_slices_body(const double* __restrict_
         const bool first = ct == blockIdx.x;
         const OzSpBlockRows rows = oz_sp_block_rows(a, bt, m, n, 2 * k, 1, 6, OZ_SP_CTILE_N, ct);
         if (!first) __syncthreads();  // the last tile is out: B's region and shift are free
-#if defined(OZ_SP_B_COLUMNS) && defined(OZ_SP_SHIFTS)
-        // B's shifts come with its fill (read once): A's here, on the first tile only (its
-        // barrier orders them before A's fill; a later tile's is the one above)
-        if (first)
-            oz_sp_shifts<2, 0>(shift, rows.a, rows.b, k, shift_a, shift_b, budget, counts,
-                               ct == 0);
-#else
-        oz_sp_shifts<2, OZ_SP_CTILE_N>(shift, rows.a, rows.b, k, shift_a, shift_b, budget,
-                                       counts, ct == 0, first);
-#endif
+        // where B's fill forms B's shifts, only the first tile has shifts to form here (A's;
+        // a later tile's barrier is the one above)
+        if (first || !OZ_SP_FILL_FORMS_B_SHIFTS)
+            oz_sp_shifts<2, OZ_SP_FILL_FORMS_B_SHIFTS ? 0 : OZ_SP_CTILE_N>(
+                shift, rows.a, rows.b, k, shift_a, shift_b, budget, counts, ct == 0, first);
         if (first) oz_sp_fill_complex_slices<false>(smem, rows.a, k, shift);
 #ifdef OZ_SP_B_COLUMNS
         oz_sp_fill_complex_columns(smem, rows.b, k, shift + OZ_SP_TILE, budget, counts);
