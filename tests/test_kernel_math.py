@@ -590,6 +590,32 @@ def test_small_product_slices_hold_the_fast_mode_bound():
     assert "oz_small_product_slices_gaussian" in source and "#ifdef OZ_SP_COMPLEX_SLICES" in source
 
 
+def test_b_in_place_only_for_the_slices_kernels_of_one_item_a_block():
+    """``b_columns`` (``OZ_SP_B_COLUMNS``, B read in place) is a variant of the slices
+    kernels with one item a block: with slices it is set (real and complex); without
+    slices, or with several items a block, the macros are refused with the reason (the
+    kernel source refuses the same combinations with an #error)."""
+    from ozfft.engines.cuda.constants import small_product_macros
+
+    gaussian = gaussian_system(int8_system(14).budget_bits)
+    for system, slices in ((int8_system(14), 7), (gaussian, 7)):
+        macros = small_product_macros(
+            system, out_float=False, rounding="nearest", chunk=system.count, shifts=True,
+            slices=slices, b_columns=True,
+        )  # fmt: skip
+        assert macros["OZ_SP_B_COLUMNS"] == "1" and macros["OZ_SP_SLICES"] == "7"
+    for kwargs in ({"slices": 0}, {"slices": 7, "packed": True}):
+        with pytest.raises(ValueError, match="only the slices kernels, one item a block"):
+            small_product_macros(
+                int8_system(14), out_float=False, rounding="nearest", chunk=14,
+                b_columns=True, **kwargs,
+            )  # fmt: skip
+    source = (kernel_dir() / "gemm" / "small_product.cu").read_text()
+    assert "#if defined(OZ_SP_B_COLUMNS) && (!defined(OZ_SP_SLICES) || defined(OZ_SP_PACKED))" in (
+        source
+    )
+
+
 # -- Phase B's weighting on dp4a (kernels/gemm/phase_b_bytes.cuh) ------------------------
 
 
