@@ -50,6 +50,8 @@ __all__ = [
     "phase_b_chunk",
     "plan_cache_size",
     "plan_memory_limit",
+    "product_switches",
+    "small_product_slices",
     "workspace_limit",
 ]
 
@@ -99,6 +101,19 @@ def _switch(name: str) -> bool:
     if value not in ("0", "1"):
         raise ValueError(f"{name} must be 0 or 1, not {value!r}")
     return value == "1"
+
+
+#: the variables that choose how a small product runs (its Phase A and kernel)
+_PRODUCT_SWITCHES = ("OZFFT_PHASE_A", "OZFFT_FUSED_SMALL", "OZFFT_SLICES")
+
+
+def product_switches() -> tuple[str | None, ...]:
+    """The raw values of the variables that choose how a small product runs
+    (``OZFFT_PHASE_A``, ``OZFFT_FUSED_SMALL``, ``OZFFT_SLICES``; None where unset): what
+    ``ozfft.matmul``'s products prepared per call signature are keyed on, so that setting
+    one takes effect on the next call, as for every other call."""
+    environ = os.environ
+    return tuple(environ.get(name) for name in _PRODUCT_SWITCHES)
 
 
 def fused_small_products() -> bool:

@@ -4,12 +4,15 @@ docs/api-matmul.md)."""
 
 from __future__ import annotations
 
+import sys
+from collections.abc import Callable
 from contextlib import AbstractContextManager
 from functools import lru_cache
 from typing import Any
 
 import numpy as np
 
+from . import config
 from .engines.base import Engine
 from .engines.select import array_module_name, engine_for, resolve_phase_a
 from .errors import UnsupportedDTypeError
@@ -18,6 +21,7 @@ from .profiling import phase
 from .scheme.gemm import (
     MatmulPlan,
     emulated_matmul,
+    explicit_product_executor,
     fp8_max_moduli,
     fp8_system_for,
     guaranteed_matmul,
@@ -237,6 +241,10 @@ def matmul(
     >>> ozfft.linalg.matmul_plan(a, a).describe()
     '16'
     """
+    if out is None and moduli is not None and mode == "fast":  # maybe a prepared product
+        prepared = _prepared_product(a, b, precision, moduli, mode, phase_a)
+        if prepared is not None:
+            return prepared(a, b)
     options = _options(precision, moduli, mode, phase_a)
     engine, a, b, out_dtype, exact_bits, squeeze, batch = _prepare(a, b)
     logical = a.dtype == np.bool_ and b.dtype == np.bool_  # bool @ bool: numpy's logical
@@ -254,7 +262,8 @@ def matmul(
         a = _operand(engine, a, compute, (*batch, m, k))
         b = _operand(engine, b, compute, (*batch, k, n))
         result = _compute(engine, a, b, options, phase_kind, out_dtype, exact_bits)
-    result = result.reshape(shape)  # (1-D operands: their unit core axes dropped)
+    if result.shape != shape:  # (1-D operands: their unit core axes dropped)
+        result = result.reshape(shape)
     if logical:  # the exact counts of True pairs, as numpy's OR of ANDs
         result = result != 0
     if out is not None:
@@ -263,6 +272,81 @@ def matmul(
     if result.ndim == 0 and xp is np:
         return result[()]  # 1-D @ 1-D: a numpy scalar, as numpy.matmul gives
     return result
+
+
+#: explicit-count calls seen, by signature (:func:`_prepared_product`): the engine's
+#: prepared product, or None (the general path); the oldest goes first past the limit
+_PREPARED: dict[tuple, Callable[[Any, Any], Any] | None] = {}
+_PREPARED_KEPT = 256
+
+
+def _prepared_product(
+    a: Any, b: Any, precision: Any, moduli: Any, mode: Any, phase_a: Any
+) -> Callable[[Any, Any], Any] | None:
+    """The product prepared for a call with an explicit count of moduli, kept per
+    signature (the operands' kind, shapes, strides, dtypes and B's alignment, the options,
+    the variables of :func:`ozfft.config.product_switches`, cupy's current device):
+    ``run(a, b)`` returns what the general path would, with its validation and every
+    choice that depends only on the signature made once. Device operands of one float64 or
+    complex128 dtype with the same batch shape, ``a`` C-contiguous, whose product the
+    engine runs in one pass (:func:`~ozfft.scheme.gemm.explicit_product_executor`); None
+    for every other call (numpy operands among them), which takes the general path."""
+    if type(a) is np.ndarray or type(a) is not type(b):
+        return None
+    try:
+        key = (
+            type(a), a.shape, a.strides, a.dtype, b.shape, b.strides, b.dtype,
+            b.data.ptr % b.dtype.itemsize, precision, moduli, type(moduli), mode, phase_a,
+            config.product_switches(), _current_device(),
+        )  # fmt: skip
+        prepared = _PREPARED.get(key, _UNSEEN)
+    except (AttributeError, TypeError):  # not an array with a device pointer; unhashable
+        return None
+    if prepared is _UNSEEN:
+        prepared = _prepare_product(a, b, precision, moduli, mode, phase_a)
+        if len(_PREPARED) >= _PREPARED_KEPT:
+            _PREPARED.pop(next(iter(_PREPARED)))
+        _PREPARED[key] = prepared
+    return prepared
+
+
+_UNSEEN = object()
+
+
+def _forget_prepared() -> None:
+    """Drop the prepared products and the CUDA engine's launch plans (built again on the
+    next call): for tests that patch what they are built from."""
+    _PREPARED.clear()
+    select = sys.modules.get("ozfft.engines.select")
+    if select is not None and select.cuda_engine.cache_info().currsize:
+        select.cuda_engine().forget_plans()
+
+
+def _current_device() -> int | None:
+    """cupy's current device (None where cupy was never imported)."""
+    cupy = sys.modules.get("cupy")
+    return None if cupy is None else cupy.cuda.runtime.getDevice()
+
+
+def _prepare_product(
+    a: Any, b: Any, precision: Any, moduli: Any, mode: Any, phase_a: Any
+) -> Callable[[Any, Any], Any] | None:
+    """:func:`_prepared_product`'s value, built: the general path's validation (and its
+    errors), then the engine's prepared product where the call qualifies."""
+    options = _options(precision, moduli, mode, phase_a)
+    engine, _, _, out_dtype, *_ = _prepare(a, b)  # (validated: its errors)
+    if (
+        a.ndim < 2
+        or b.ndim < 2
+        or a.shape[:-2] != b.shape[:-2]  # (no broadcast batches)
+        or not a.dtype == b.dtype == out_dtype
+        or out_dtype.char not in "dD"  # (float64, complex128: no conversions)
+    ):
+        return None
+    return explicit_product_executor(
+        engine, a, b, num_moduli=options.moduli, mode=options.mode, out_dtype=out_dtype,
+        phase_a=_phase_a(options, engine),
+    )  # fmt: skip
 
 
 def _result_shape(batch: tuple[int, ...], m: int, n: int, squeeze: list[int]) -> tuple:
@@ -319,7 +403,7 @@ def _compute(engine: Engine, a, b, options: OzakiOptions, phase_kind: str, out_d
             out_dtype=engine_dtype,
             phase_a=phase_kind,
         )
-        return engine.astype(out, out_dtype)
+        return out if out.dtype == out_dtype else engine.astype(out, out_dtype)
     clock = engine.clock()
 
     def timer(name: str) -> AbstractContextManager:

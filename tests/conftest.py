@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 import zlib
 
 import numpy as np
@@ -21,6 +22,16 @@ def _default_phase_a(monkeypatch):
     variables set them."""
     monkeypatch.delenv("OZFFT_PHASE_A", raising=False)
     monkeypatch.delenv("OZFFT_FUSED_SMALL", raising=False)
+
+
+@pytest.fixture(autouse=True)
+def _fresh_prepared_products():
+    """Products prepared per call signature (``ozfft.matmul``'s and the CUDA engine's
+    plans) are built afresh in every test: tests patch the module constants and choices
+    they are built from."""
+    linalg = sys.modules.get("ozfft.linalg")
+    if linalg is not None:
+        linalg._forget_prepared()
 
 
 def _gpu_available() -> bool:

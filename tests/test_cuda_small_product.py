@@ -234,6 +234,7 @@ def test_large_outputs_stage(rng, monkeypatch):
     fused, prof = _gpu_call(a, b, moduli=11)
     assert "fused" in prof.ms
     monkeypatch.setattr(cuda_engine_module, "_SP_MAX_OUTPUTS", 2 * 3 * 40 * 50 - 1)
+    ozfft.linalg._forget_prepared()  # (kept per signature: planned again with the limit)
     staged, prof = _gpu_call(a, b, moduli=11)
     assert "fused" not in prof.ms and "phase_a" in prof.ms
     np.testing.assert_array_equal(staged, fused)
@@ -289,13 +290,13 @@ def test_slices_are_the_residues_bits(kw, shape, dtype, rng, monkeypatch):
         "small_product_slices",
         lambda *args: used.append(choose(*args)) or used[-1],
     )
-    fused = cuda_engine_module.CudaEngine.fused_fast_product
+    run = cuda_engine_module.CudaEngine._run_small_product
 
-    def spy(self, *args, shifts=None, **kwargs):
+    def spy(self, plan, a, bt, shifts, check):  # (every small product runs here)
         given.append(shifts is not None)
-        return fused(self, *args, shifts=shifts, **kwargs)
+        return run(self, plan, a, bt, shifts, check)
 
-    monkeypatch.setattr(cuda_engine_module.CudaEngine, "fused_fast_product", spy)
+    monkeypatch.setattr(cuda_engine_module.CudaEngine, "_run_small_product", spy)
     got, prof = _gpu_call(a, b, **kw)
     assert "fused" in prof.ms
     # the default plan's probe forms the shifts for the product (explicit moduli: the kernel)
@@ -435,3 +436,95 @@ def test_engine_reads_b_in_place_only_where_it_may(rng, monkeypatch):
         rows = cp.ascontiguousarray(view)
         want = gpu.fused_fast_product(a, rows, 110, moduli, dtype, rounding="nearest")
         np.testing.assert_array_equal(cp.asnumpy(got), cp.asnumpy(want))
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.complex128])
+@pytest.mark.parametrize(
+    "a_shape, b_shape, b_layout",
+    [((4, 64, 64), (4, 64, 64), "c"), ((2, 3, 37, 50), (2, 3, 50, 29), "c"),
+     ((70, 40), (40, 45), "c"), ((70, 40), (45, 40), "transposed"),
+     ((3, 20, 12), (3, 12, 9), "c"), ((3, 64, 33), (3, 33, 97), "strided")],
+)  # fmt: skip
+def test_explicit_calls_prepared_per_signature(a_shape, b_shape, b_layout, dtype, rng, monkeypatch):
+    """An explicit-count call on device operands is validated and planned once per
+    signature (ozfft.linalg._prepared_product): later calls only allocate, launch and read,
+    with the bits of the NumPy engine on new values of the same layout, their own NaN/Inf
+    test, and a new plan where a variable (OZFFT_SLICES) or the layout changes."""
+    from ozfft import linalg
+
+    validated = []  # (the device calls' validations: the NumPy engine's are the reference)
+    prepare = linalg._prepare
+
+    def counted(a, b):
+        validated.extend([1] if isinstance(a, cp.ndarray) else [])
+        return prepare(a, b)
+
+    monkeypatch.setattr(linalg, "_prepare", counted)
+
+    def operands():
+        a = phi_matrix(rng, a_shape, 2.0, dtype)
+        b = phi_matrix(rng, b_shape, 2.0, dtype)
+        da, db = cp.asarray(a), cp.asarray(b)
+        if b_layout == "transposed":  # B = a transposed view (its Bt is C-contiguous)
+            b, db = b.T, db.T
+        elif b_layout == "strided":  # every other column of a wider array
+            wide = cp.zeros((*b.shape[:-1], 2 * b.shape[-1]), dtype)
+            wide[..., ::2] = db
+            db = wide[..., ::2]
+        return a, b, da, db
+
+    for _ in range(3):
+        a, b, da, db = operands()
+        got = ozfft.matmul(da, db, moduli=14)
+        assert got.shape == np.matmul(a, b).shape and got.dtype == dtype
+        np.testing.assert_array_equal(cp.asnumpy(got), ozfft.matmul(a, b, moduli=14))
+        assert len(validated) == 1  # the first call of the signature only
+    a, b, da, db = operands()
+    da[(0,) * (da.ndim - 2) + (1, 2)] = np.nan  # the count is read on every call
+    with pytest.raises(ozfft.NonFiniteInputError) as info:
+        ozfft.matmul(da, db, moduli=14)
+    assert info.value.operand == "a" and len(validated) == 1
+    monkeypatch.setenv("OZFFT_SLICES", "0")  # residues: a new plan, the same bits
+    a, b, da, db = operands()
+    with profile_phases() as prof:
+        got = ozfft.matmul(da, db, moduli=14)
+    assert "fused" in prof.ms and len(validated) == 2
+    np.testing.assert_array_equal(cp.asnumpy(got), ozfft.matmul(a, b, moduli=14))
+    other = cp.ascontiguousarray(db) if b_layout != "c" else cp.asfortranarray(db)
+    got = ozfft.matmul(da, other, moduli=14)  # another layout of B: another signature
+    assert len(validated) == 3
+    np.testing.assert_array_equal(cp.asnumpy(got), ozfft.matmul(a, b, moduli=14))
+    for other in ({"moduli": 15}, {"moduli": 14, "mode": "accurate"}):
+        ozfft.matmul(da, db, **other)  # other options: other signatures
+    assert len(validated) == 5
+    np.testing.assert_array_equal(
+        cp.asnumpy(ozfft.matmul(da, db, moduli=14, mode="accurate")),
+        ozfft.matmul(a, b, moduli=14, mode="accurate"),
+    )
+
+
+def test_explicit_calls_that_are_not_prepared(rng, monkeypatch):
+    """Calls the prepared path leaves to the general one: numpy operands, out=, float32
+    and mixed dtypes (conversions), broadcast batches; each validated on every call."""
+    from ozfft import linalg
+
+    validated = []
+    prepare = linalg._prepare
+    monkeypatch.setattr(linalg, "_prepare", lambda a, b: validated.append(1) or prepare(a, b))
+    a = phi_matrix(rng, (2, 20, 16), 1.0)
+    b = phi_matrix(rng, (2, 16, 12), 1.0)
+    da, db = cp.asarray(a), cp.asarray(b)
+    want = ozfft.matmul(a, b, moduli=12)
+    calls = [
+        lambda: ozfft.matmul(a, b, moduli=12),
+        lambda: ozfft.matmul(da, db, cp.empty((2, 20, 12)), moduli=12),
+        lambda: ozfft.matmul(da.astype(cp.float32), db, moduli=12),
+        lambda: ozfft.matmul(da, db[:1], moduli=12),
+    ]
+    for call in calls:
+        validated.clear()
+        first, second = call(), call()
+        assert len(validated) >= 2  # (a first call that only declines validates once more)
+        np.testing.assert_array_equal(cp.asnumpy(first), cp.asnumpy(second))
+    np.testing.assert_array_equal(cp.asnumpy(calls[1]()), want)
+    assert linalg._prepared_product(a, b, "fp64", 12, "fast", None) is None  # numpy: never prepared

@@ -547,6 +547,10 @@ def test_small_product_geometry_matches_kernel_source():
     assert constants.SMALL_COMPLEX_SLICE_THREADS == define("OZ_SP_CTHREADS")
     assert define("OZ_SP_CTHREADS") == 32 * define("OZ_SP_TILE") * columns // (16 * 16)
     assert define("OZ_SP_CB_FRAG") == 2 * 8 * 32  # Br and Bi: 8 bytes each, 32 lanes
+    # four NaN/Inf counts, then the flag's address, as the engine allocates them
+    from ozfft.engines.cuda import engine
+
+    assert engine._SP_COUNTS == define("OZ_SP_FLAG_SLOT") + 1 == 5
     # Ar, Ai (64 rows) per slice, then Br, Bi (columns rows), one byte per digit of k;
     # B's region holds a staged 64 x columns tile of outputs
     assert "#define OZ_SP_CA_SLICE (2 * OZ_SP_A_PLANE)" in src

@@ -238,6 +238,17 @@ __device__ __forceinline__ void oz_sp_row_shifts(const double* const (&rows)[R],
 }
 #endif
 
+// NaN/Inf counts: counts[0 .. 4) in device memory, zero before the launch, and
+// counts[OZ_SP_FLAG_SLOT] the address of a mapped host flag (or 0) set with them, so that
+// the host of a call on finite operands reads the flag alone, no counts (the engine's
+// kept counts, ozfft/engines/cuda/flags.py).
+#define OZ_SP_FLAG_SLOT 4
+__device__ __forceinline__ void oz_sp_count(unsigned long long* counts, int slot, unsigned n) {
+    atomicAdd(&counts[slot], (unsigned long long)n);
+    const unsigned long long flag = counts[OZ_SP_FLAG_SLOT];
+    if (flag) *reinterpret_cast<volatile int*>(flag) = 1;
+}
+
 // The shifts of the block's 64 A rows (unless not with_a) and b_rows Bt rows into shift[0 ..
 // 64) and [64 .. 64 + b_rows) (zero for padding rows): read, or with OZ_SP_SHIFTS computed here (the
 // fast-mode rule for `budget`; the blocks of the first column tile (count_a) count A's NaN
@@ -282,8 +293,8 @@ __device__ __forceinline__ void oz_sp_shifts(int* shift, const OzSpRows& rows_a,
     }
 #pragma unroll
     for (int t = 0; t < 2; ++t) {
-        if (nans[t]) atomicAdd(&counts[2 * t], (unsigned long long)nans[t]);
-        if (infs[t]) atomicAdd(&counts[2 * t + 1], (unsigned long long)infs[t]);
+        if (nans[t]) oz_sp_count(counts, 2 * t, nans[t]);
+        if (infs[t]) oz_sp_count(counts, 2 * t + 1, infs[t]);
     }
 #else
     (void)k;
@@ -535,8 +546,8 @@ __device__ __forceinline__ int oz_sp_column_shift(const oz_u64 (&mag)[1][N], int
     for (int off = 1; off < OZ_SP_COLUMN_LANES; off <<= 1)
         sumsq[0] += __shfl_xor_sync(0xffffffffu, sumsq[0], off);
     if (blockIdx.y == 0) {
-        if (nans) atomicAdd(&counts[2], (unsigned long long)nans);
-        if (infs) atomicAdd(&counts[3], (unsigned long long)infs);
+        if (nans) oz_sp_count(counts, 2, nans);
+        if (infs) oz_sp_count(counts, 3, infs);
     }
     return (int)oz_fast_shift_of(row_max, sumsq[0], budget);
 }

@@ -379,6 +379,23 @@ class Engine(abc.ABC):
         instead of formed. This engine has none."""
         return None
 
+    def fast_product_executor(
+        self,
+        a: Any,
+        bt: Any,
+        budget_bits: int,
+        moduli: ResidueSystem,
+        out_dtype: Any,
+        *,
+        rounding: str,
+    ) -> Callable[[Any, Any], Any] | None:
+        """:meth:`fused_fast_product` prepared for operands of these shapes and layouts
+        (``bt`` the view ``swapaxes(b, -1, -2)``): a function ``run(a, b)`` of operands
+        laid out as these that returns ``fused_fast_product(a, swapaxes(b, -1, -2), ...)``
+        (its NaN/Inf test included) with all that depends only on shapes and layouts
+        decided once; None where the one pass does not apply. This engine has none."""
+        return None
+
     def tiled_plan_probe(
         self,
         a: Any,

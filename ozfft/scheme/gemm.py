@@ -38,6 +38,7 @@ one integer per operand and moduli count (the shifts of every count from the def
 
 from __future__ import annotations
 
+import logging
 import math
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager, nullcontext
@@ -83,6 +84,7 @@ __all__ = [
     "MatmulPlan",
     "compute_shifts",
     "emulated_matmul",
+    "explicit_product_executor",
     "fp8_max_moduli",
     "fp8_system_for",
     "gaussian_system_for",
@@ -421,16 +423,17 @@ def emulated_matmul(
         moduli = budget = system
     a = engine.prepare_operand(a)
     bt = xp.swapaxes(b, -1, -2)  # prepared below, unless a one-pass product reads B in place
-    logger.debug(
-        "ozaki-II %s: %s @ %s, %d %s moduli (log2 P = %.1f), mode %s",
-        engine.name,
-        a.shape,
-        b.shape,
-        moduli.count,
-        moduli.phase_a,
-        moduli.log2_product,
-        mode,
-    )
+    if logger.isEnabledFor(logging.DEBUG):  # (a call's hot path: no arguments built)
+        logger.debug(
+            "ozaki-II %s: %s @ %s, %d %s moduli (log2 P = %.1f), mode %s",
+            engine.name,
+            a.shape,
+            b.shape,
+            moduli.count,
+            moduli.phase_a,
+            moduli.log2_product,
+            mode,
+        )
     if mode == "fast":
         return _fast_product(
             engine, a, bt, moduli, budget.budget_bits, out_dtype, complex_method, SINGLE_ROUNDING
@@ -446,6 +449,25 @@ def emulated_matmul(
         complex_method,
         SINGLE_ROUNDING,
     )
+
+
+def explicit_product_executor(
+    engine: Engine, a: Any, b: Any, *, num_moduli: int, mode: str, out_dtype: Any, phase_a: str
+) -> Callable[[Any, Any], Any] | None:
+    """:func:`emulated_matmul` with ``num_moduli`` INT8 moduli prepared for operands laid
+    out as ``a`` and ``b`` (C-contiguous ``a``; the engine decides what it reads of ``b``):
+    ``run(a, b)`` gives its bits for operands of the same shapes, dtypes and layouts, with
+    the one-pass fast product decided once (:meth:`~ozfft.engines.base.Engine.
+    fast_product_executor`); None where a call of this signature takes another path (the
+    stages, FP8, accurate mode, operands that need a copy first)."""
+    if mode != "fast" or phase_a != "int8" or not a.flags.c_contiguous:
+        return None
+    budget = int8_system(num_moduli)
+    moduli, _ = _phase_a_moduli(budget, engine.xp.iscomplexobj(a), "gaussian")
+    return engine.fast_product_executor(
+        a, engine.xp.swapaxes(b, -1, -2), budget.budget_bits, moduli, out_dtype,
+        rounding=SINGLE_ROUNDING,
+    )  # fmt: skip
 
 
 def _staged_product(

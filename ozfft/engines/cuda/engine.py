@@ -83,7 +83,7 @@ from .cutlass_phase_a import (
     epilogue_table,
     modp_igemm,
 )
-from .flags import MappedFlags
+from .flags import FlaggedCounts, MappedFlags
 from .launch import launcher
 from .workspace import K_BLOCK, GemmWorkspace, free_device_bytes, pad_k, plan_workspace
 
@@ -142,6 +142,45 @@ _SP_SIGNATURE = ("ptr", "ptr", "i64", "i64", "i64", "ptr", "ptr", "ptr", "i32", 
 #: "Small products in one kernel": 4096^2 x 64 fused 1.3x faster, 16384^2 x 64 real and
 #: 8192^2 x 64 complex 1.2x and 1.4x slower)
 _SP_MAX_OUTPUTS = 1 << 25
+#: the small-product kernels' counts: NaN, Inf of A and of Bt, then a flag's address
+#: (``OZ_SP_FLAG_SLOT``: 0 for none)
+_SP_COUNTS = 5
+#: per-signature launch plans of the small products an engine keeps (the oldest goes first)
+_SMALL_PLANS_KEPT = 256
+#: (a missing plan: None is a kept "does not apply")
+_NO_PLAN = object()
+
+
+@dataclass(frozen=True, slots=True)
+class _SmallLaunch:
+    """How the small-product kernel runs one signature (device, operand layouts, moduli,
+    output dtype, rounding, where the shifts come from, budget, switches): everything
+    :meth:`CudaEngine._small_product` decides from shapes and layouts, so that a call only
+    allocates, launches and reads.
+
+    ``grid``: (column tiles, row tiles) per launch; ``chunks``: (first item, items) of each
+    launch (65535 blocks of ``pack`` items in grid z); ``prepare_bt``: ``bt`` is copied to
+    C-contiguous rows first (else it is C-contiguous, or B read in place);
+    ``result_shape``: the shape returned where the operands are not 3-D."""
+
+    launch: Any
+    smem: int
+    threads: int
+    grid: tuple[int, int]
+    chunks: tuple[tuple[int, int], ...]
+    pack: int
+    span_shift: int
+    prepare_bt: bool
+    batch: int
+    m: int
+    n: int
+    k: int
+    budget: int
+    in_kernel: bool
+    out_dtype: np.dtype
+    result_shape: tuple[int, ...] | None
+
+
 _PLAN_PROBE_CU = "gemm/plan_probe.cu"
 #: rows per block of ``oz_probe_rows_*`` and of each operand per block of
 #: ``oz_probe_pairs_*`` (``OZ_PROBE_ROWS``), the rows kernels' threads, the pairs kernels'
@@ -263,6 +302,9 @@ class CudaEngine(Engine):
         #: (device id, the kernel's arguments) -> (launcher, dynamic shared bytes, threads,
         #: output columns per block), or None where the sums do not fit a block
         self._small: dict[tuple, tuple[Any, int, int, int] | None] = {}
+        #: the small products' signatures -> _SmallLaunch, or None where the kernel does
+        #: not apply (:meth:`_small_product`)
+        self._small_plans: dict[tuple, _SmallLaunch | None] = {}
         self._int8_mma: dict[int, bool] = {}  # device id -> mma.sync on INT8 (sm_80 on)
         self._sp_shared: dict[tuple[int, int], int] = {}  # (device id, planes) -> bytes
         #: (device id, source, kernel name) -> launcher (kernels built with fixed macros)
@@ -397,7 +439,7 @@ class CudaEngine(Engine):
             and x.dtype in _GEAM
         ):
             return self._transposed_copy(x)
-        return cp.ascontiguousarray(x)
+        return x if x.flags.c_contiguous else cp.ascontiguousarray(x)
 
     def _transposed_copy(self, x: Any) -> Any:
         """The C-contiguous copy of an F-contiguous ``(r, c)`` matrix: in cuBLAS's column
@@ -1084,8 +1126,67 @@ class CudaEngine(Engine):
         ``budget`` are its fast-mode shifts (the plan probe's): slices may take them.
         ``bt`` may be the transposed view of a C-contiguous B: the slices kernels read B
         in place where a block takes one item (``OZ_SP_B_COLUMNS``), other kernels take it
-        prepared."""
-        cp = self._cp
+        prepared. How a signature runs is decided once (:class:`_SmallLaunch`, kept per
+        device, operand layouts and arguments): a call that finds it only allocates,
+        launches and reads."""
+        key = (
+            self._cp.cuda.runtime.getDevice(), a.shape, a.strides, a.dtype, bt.shape,
+            bt.strides, bt.dtype, bt.data.ptr % bt.dtype.itemsize == 0, moduli, out_dtype,
+            rounding, shifts is None, budget, config.fused_small_products(),
+            config.small_product_slices(),
+        )  # fmt: skip
+        plan = self._small_plans.get(key, _NO_PLAN)
+        if plan is _NO_PLAN:
+            if len(self._small_plans) >= _SMALL_PLANS_KEPT:
+                self._small_plans.pop(next(iter(self._small_plans)))  # the oldest
+            plan = self._small_plans[key] = self._plan_small_product(
+                a, bt, moduli, out_dtype, rounding, shifts is None, budget
+            )
+        if plan is None:
+            return None
+        return self._run_small_product(plan, a, bt, shifts, check)
+
+    def fast_product_executor(
+        self,
+        a: Any,
+        bt: Any,
+        budget_bits: int,
+        moduli: ResidueSystem,
+        out_dtype: Any,
+        *,
+        rounding: str,
+    ) -> Callable[[Any, Any], Any] | None:
+        """:meth:`fused_fast_product` (its count read) prepared for these layouts: the
+        :class:`_SmallLaunch` is decided here, so a call of ``run(a, b)`` only allocates,
+        launches and reads (``b`` itself is the kernel's operand where it is read in place,
+        or where ``swapaxes(b, -1, -2)`` is C-contiguous: the same address)."""
+        plan = self._plan_small_product(a, bt, moduli, out_dtype, rounding, True, budget_bits)
+        if plan is None:
+            return None
+
+        def run(a: Any, b: Any) -> Any:
+            bt = b.swapaxes(-1, -2) if plan.prepare_bt else b
+            return self._run_small_product(plan, a, bt, None, True)
+
+        return run
+
+    def forget_plans(self) -> None:
+        """Drop the per-signature launch plans of the small products (built again on the
+        next call). For tests that patch what the plans are built from."""
+        self._small_plans.clear()
+
+    def _plan_small_product(
+        self,
+        a: Any,
+        bt: Any,
+        moduli: ResidueSystem,
+        out_dtype: Any,
+        rounding: str,
+        in_kernel: bool,
+        budget: int,
+    ) -> _SmallLaunch | None:
+        """How :meth:`_small_product` runs operands of these layouts (``in_kernel``: the
+        kernel computes the shifts for ``budget``), or None where it does not apply."""
         is_complex = a.dtype.kind == "c"
         k = a.shape[-1]
         if (
@@ -1104,7 +1205,6 @@ class CudaEngine(Engine):
         if batch * m * n == 0:
             return None  # nothing to launch: the staged path (and its NaN/Inf test) runs
         out_dtype = np.dtype(out_dtype)
-        in_kernel = shifts is None  # the kernel computes them for the CRT budget
         span_shift = _sp_span_shift(m, n)
         pack = SMALL_PRODUCT_TILE >> span_shift  # small items side by side on a tile's diagonal
         # fast-mode shifts for `budget`: exact slices where the digits fit the kernel
@@ -1116,55 +1216,94 @@ class CudaEngine(Engine):
         )
         # B itself, where a slices kernel (one item a block) reads its columns in place
         in_place = not bt.flags.c_contiguous and slices and pack == 1
-        b_in_place = _rows_of_transposed(a, bt) if in_place else None
+        b_in_place = _rows_of_transposed(a, bt) is not None if in_place else False
         kernel = self._small_product_kernel(
             moduli, planes, out_dtype, rounding, in_kernel, packed=pack > 1, slices=slices,
-            b_columns=b_in_place is not None,
+            b_columns=b_in_place,
         )  # fmt: skip
         if kernel is None:
             return None  # (the caller prepares a view for the stages)
-        if b_in_place is None and not bt.flags.c_contiguous:
-            bt = self.prepare_operand(bt)
         launch, smem, threads, columns = kernel
-        out = self._alloc(
-            "the product", (batch, m, n), out_dtype, batch * m * n * out_dtype.itemsize
-        )
-        a3 = _stack3(a, batch)  # prepared: C-contiguous, as B where read in place
-        bt3 = _stack3(bt if b_in_place is None else b_in_place, batch)
-        if in_kernel:
-            counts = cp.zeros(4, cp.uint64)  # NaN, Inf of A; NaN, Inf of Bt
-        else:  # (the probe's shifts are int32 and contiguous already: no copies)
-            sa = _stack_shifts(cp, shifts[0], batch, m)
-            sb = _stack_shifts(cp, shifts[1], batch, n)
         col_tiles, row_tiles = -(-n // columns), -(-m // SMALL_PRODUCT_TILE)
         if slices and planes == 2:  # A's slices formed once for a block's column tiles
             per_block = _complex_tiles_per_block(
                 min(batch, _GRID_Z), row_tiles, col_tiles, self._sm_count
             )
             col_tiles = -(-col_tiles // per_block)
-        grid = (col_tiles, row_tiles)
-        for b0 in range(0, batch, _GRID_Z * pack):
-            items = min(_GRID_Z * pack, batch - b0)
-            if in_kernel:  # the shift pointers are not read: any array
-                shift_ptrs, counts_ptr = (counts, counts), counts
-            else:  # the counts pointer is not read
-                shift_ptrs, counts_ptr = (_from_item(sa, b0), _from_item(sb, b0)), sa
+        chunks = tuple(
+            (b0, min(_GRID_Z * pack, batch - b0)) for b0 in range(0, batch, _GRID_Z * pack)
+        )
+        return _SmallLaunch(
+            launch=launch,
+            smem=smem,
+            threads=threads,
+            grid=(col_tiles, row_tiles),
+            chunks=chunks,
+            pack=pack,
+            span_shift=span_shift,
+            prepare_bt=not b_in_place and not bt.flags.c_contiguous,
+            batch=batch,
+            m=m,
+            n=n,
+            k=k,
+            budget=int(budget),
+            in_kernel=in_kernel,
+            out_dtype=out_dtype,
+            result_shape=None if a.ndim == 3 else (*batch_shape, m, n),
+        )
+
+    def _run_small_product(
+        self, plan: _SmallLaunch, a: Any, bt: Any, shifts: tuple[Any, Any] | None, check: bool
+    ) -> Any:
+        """One call of :meth:`_small_product` as ``plan`` says: the output, the count's
+        zeros (or the given shifts as int32 stacks), a launch per 65535 blocks of items,
+        the count's read where ``check``. Only ``bt``'s address is read unless
+        ``plan.prepare_bt`` (B itself may stand for it where it is read in place)."""
+        cp = self._cp
+        batch, m, n, k = plan.batch, plan.m, plan.n, plan.k
+        if plan.prepare_bt:
+            bt = self.prepare_operand(bt)
+        out = self._alloc(
+            "the product", (batch, m, n), plan.out_dtype, batch * m * n * plan.out_dtype.itemsize
+        )
+        # (stacks are C-contiguous, B's read in place as well: an item's first entry is the
+        # stack's address plus the item's bytes; the shift pointers are not read where the
+        # kernel computes them, nor the counts pointer where it is given them)
+        a_ptr, bt_ptr, out_ptr = a.data.ptr, bt.data.ptr, out.data.ptr
+        a_item, bt_item = m * k * a.dtype.itemsize, n * k * a.dtype.itemsize
+        out_item = m * n * plan.out_dtype.itemsize
+        if plan.in_kernel and check:  # NaN, Inf of A; NaN, Inf of Bt; the flag's address
+            kept = _flagged_counts(cp)
+            sa_ptr = sb_ptr = counts_ptr = kept.arm()
+        elif plan.in_kernel:  # (counted, not read: no flag)
+            counts = cp.zeros(_SP_COUNTS, cp.uint64)
+            sa_ptr = sb_ptr = counts_ptr = counts.data.ptr
+        else:  # (the probe's shifts are int32 and contiguous already: no copies)
+            sa = _stack_shifts(cp, shifts[0], batch, m)
+            sb = _stack_shifts(cp, shifts[1], batch, n)
+            sa_ptr, sb_ptr = sa.data.ptr, sb.data.ptr
+            counts_ptr = sa_ptr
+        for b0, items in plan.chunks:
+            shift_ptrs = (
+                (sa_ptr, sb_ptr) if plan.in_kernel else (sa_ptr + 4 * m * b0, sb_ptr + 4 * n * b0)
+            )
             with phase("fused", self._clock):
-                a_from, bt_from, out_from = (
-                    _from_item(a3, b0),
-                    _from_item(bt3, b0),
-                    _from_item(out, b0),
+                args = (
+                    a_ptr + a_item * b0, bt_ptr + bt_item * b0, m, n, k, *shift_ptrs,
+                    out_ptr + out_item * b0, plan.budget, counts_ptr, items, plan.span_shift,
+                )  # fmt: skip
+                plan.launch(
+                    (*plan.grid, -(-items // plan.pack)),
+                    (plan.threads,),
+                    args,
+                    shared_mem=plan.smem,
                 )
-                args = (a_from, bt_from, m, n, k, *shift_ptrs, out_from, int(budget), counts_ptr)
-                launch(
-                    (*grid, -(-items // pack)),
-                    (threads,),
-                    (*args, items, span_shift),
-                    shared_mem=smem,
-                )
-        if in_kernel and check:
-            _counts_check(cp, counts, "a", "b")()
-        return out if a.ndim == 3 else out.reshape(*batch_shape, m, n)
+        if plan.in_kernel and check:
+            counted = kept.read()
+            if counted is not None:
+                for i, operand in enumerate(("a", "b")):
+                    _raise_non_finite(operand, int(counted[2 * i]), int(counted[2 * i + 1]))
+        return out if plan.result_shape is None else out.reshape(plan.result_shape)
 
     def _has_int8_mma(self) -> bool:
         """Whether the current device has ``mma.sync`` m16n8k32 on INT8 (sm_80 on); older
@@ -1782,12 +1921,23 @@ class _Kept(threading.local):
     and page-locked buffers, cost ~10 µs of host time per call): :func:`_read_async`'s
     page-locked buffers and events, reused once read; :func:`_fork_point`'s events and
     the side stream (of the device's highest priority, so that its short kernels take SMs
-    as the main stream's blocks retire)."""
+    as the main stream's blocks retire); the small products' flagged NaN/Inf counts."""
 
     def __init__(self) -> None:
         self.reads: dict[int, list[tuple[np.ndarray, int, Any]]] = {}
         self.fork_events: dict[int, list[Any]] = {}
         self.side_streams: dict[int, Any] = {}
+        self.counts: dict[int, FlaggedCounts] = {}
+
+
+def _flagged_counts(cp: Any) -> FlaggedCounts:
+    """The thread's :class:`~.flags.FlaggedCounts` of the current device (the small
+    products' NaN/Inf counts)."""
+    device = cp.cuda.runtime.getDevice()
+    kept = _KEPT.counts.get(device)
+    if kept is None:
+        kept = _KEPT.counts[device] = FlaggedCounts(cp)
+    return kept
 
 
 _KEPT = _Kept()
@@ -1856,17 +2006,6 @@ def _read_async(cp: Any, values: Any, count: int) -> Callable[[], np.ndarray]:
         return taken[0]
 
     return read
-
-
-def _stack3(x: Any, batch: int) -> Any:
-    """``x`` (C-contiguous, ``(..., rows, cols)``) as ``(batch, rows, cols)``."""
-    return x if x.ndim == 3 else x.reshape(batch, *x.shape[-2:])
-
-
-def _from_item(x: Any, b0: int) -> Any:
-    """The stack ``x`` from item ``b0`` on, as the kernels take it (its first element's
-    address): ``x`` itself for ``b0 = 0`` (no view made on the call's path)."""
-    return x if b0 == 0 else x[b0]
 
 
 def _stack_shifts(cp: Any, shift: Any, batch: int, rows: int) -> Any:
