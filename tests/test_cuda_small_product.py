@@ -483,7 +483,18 @@ def test_explicit_calls_prepared_per_signature(a_shape, b_shape, b_layout, dtype
     da[(0,) * (da.ndim - 2) + (1, 2)] = np.nan  # the count is read on every call
     with pytest.raises(ozfft.NonFiniteInputError) as info:
         ozfft.matmul(da, db, moduli=14)
-    assert info.value.operand == "a" and len(validated) == 1
+    assert (info.value.operand, info.value.count) == ("a", 1) and len(validated) == 1
+    da[(0,) * (da.ndim - 2) + (1, 2)] = 0
+    db[(0,) * (db.ndim - 2) + (0, 1)] = np.inf  # the counts start from zero again
+    db[(-1,) * (db.ndim - 2) + (2, 0)] = -np.inf
+    with pytest.raises(ozfft.NonFiniteInputError) as info:
+        ozfft.matmul(da, db, moduli=14)
+    assert (info.value.operand, info.value.count) == ("b", 2) and len(validated) == 1
+    a, b, da, db = operands()  # finite operands after the errors: no error, the same bits
+    np.testing.assert_array_equal(
+        cp.asnumpy(ozfft.matmul(da, db, moduli=14)), ozfft.matmul(a, b, moduli=14)
+    )
+    assert len(validated) == 1
     monkeypatch.setenv("OZFFT_SLICES", "0")  # residues: a new plan, the same bits
     a, b, da, db = operands()
     with profile_phases() as prof:

@@ -87,19 +87,30 @@ class FlaggedCounts:
         self._counts = cupy.zeros(slots + 1, cupy.uint64)
         self._counts[slots] = ptr  # (unified addressing: the host pointer is the device's)
         cupy.cuda.get_current_stream().synchronize()
+        self._armed = False
 
     def arm(self) -> int:
-        """The flag cleared; the device address of the counts, for the kernel."""
+        """The flag cleared; the device address of the counts, for the kernel. (Where the
+        last call was interrupted between its launch and its read, its kernel is waited
+        for and whatever it counted dropped first.)"""
+        if self._armed:
+            self._cp.cuda.Device().synchronize()
+            self._zero()
         self._flag[0] = 0
+        self._armed = True
         return self._counts.data.ptr
 
     def read(self) -> np.ndarray | None:
         """Waits for the current stream; None where the kernel counted nothing, else the
         counts (zeroed again on the device for the next call)."""
         self._cp.cuda.get_current_stream().synchronize()
+        self._armed = False
         if not self._flag[0]:
             return None
         counts = self._cp.asnumpy(self._counts[: self._slots])
+        self._zero()
+        return counts
+
+    def _zero(self) -> None:
         self._counts[: self._slots] = 0
         self._cp.cuda.get_current_stream().synchronize()
-        return counts
