@@ -304,13 +304,22 @@ def _prepared_product(
         return None
     if prepared is _UNSEEN:
         prepared = _prepare_product(a, b, precision, moduli, mode, phase_a)
-        if len(_PREPARED) >= _PREPARED_KEPT:
-            _PREPARED.pop(next(iter(_PREPARED)))
+        _make_room(_PREPARED, _PREPARED_KEPT)
         _PREPARED[key] = prepared
     return prepared
 
 
 _UNSEEN = object()
+
+
+def _make_room(kept: dict, limit: int) -> None:
+    """Drop ``kept``'s oldest entry once it holds ``limit`` (threads that miss together
+    may race for the same one: whichever comes second finds it gone)."""
+    if len(kept) >= limit:
+        try:
+            kept.pop(next(iter(kept)), None)
+        except (StopIteration, RuntimeError):  # (emptied, or changed while looked at)
+            pass
 
 
 def _forget_prepared() -> None:

@@ -291,9 +291,11 @@ def test_slices_are_the_residues_bits(kw, shape, dtype, rng, monkeypatch):
         lambda *args: used.append(choose(*args)) or used[-1],
     )
     run = cuda_engine_module.CudaEngine._run_small_product
+    plans = []
 
     def spy(self, plan, a, bt, shifts, check):  # (every small product runs here)
         given.append(shifts is not None)
+        plans.append(plan)
         return run(self, plan, a, bt, shifts, check)
 
     monkeypatch.setattr(cuda_engine_module.CudaEngine, "_run_small_product", spy)
@@ -310,8 +312,10 @@ def test_slices_are_the_residues_bits(kw, shape, dtype, rng, monkeypatch):
         assert not used
     monkeypatch.setenv("OZFFT_SLICES", "0")
     used.clear()
+    sliced = plans[-1]
     residues, prof = _gpu_call(a, b, **kw)
     assert "fused" in prof.ms and not used
+    assert plans[-1] is not sliced  # the variable is part of the signature: planned again
     np.testing.assert_array_equal(got, residues)
     np.testing.assert_array_equal(got, ozfft.matmul(a, b, **kw))
 
@@ -525,17 +529,51 @@ def test_explicit_calls_that_are_not_prepared(rng, monkeypatch):
     a = phi_matrix(rng, (2, 20, 16), 1.0)
     b = phi_matrix(rng, (2, 16, 12), 1.0)
     da, db = cp.asarray(a), cp.asarray(b)
-    want = ozfft.matmul(a, b, moduli=12)
-    calls = [
-        lambda: ozfft.matmul(a, b, moduli=12),
-        lambda: ozfft.matmul(da, db, cp.empty((2, 20, 12)), moduli=12),
-        lambda: ozfft.matmul(da.astype(cp.float32), db, moduli=12),
-        lambda: ozfft.matmul(da, db[:1], moduli=12),
+    a32 = a.astype(np.float32)
+    calls = [  # (the call, the NumPy engine's result of it)
+        (lambda: ozfft.matmul(a, b, moduli=12), lambda: ozfft.matmul(a, b, moduli=12)),
+        (
+            lambda: ozfft.matmul(da, db, cp.empty((2, 20, 12)), moduli=12),
+            lambda: ozfft.matmul(a, b, moduli=12),
+        ),
+        (
+            lambda: ozfft.matmul(cp.asarray(a32), db, moduli=12),
+            lambda: ozfft.matmul(a32, b, moduli=12),
+        ),
+        (lambda: ozfft.matmul(da, db[:1], moduli=12), lambda: ozfft.matmul(a, b[:1], moduli=12)),
     ]
-    for call in calls:
+    for call, reference in calls:
+        want = reference()
         validated.clear()
         first, second = call(), call()
         assert len(validated) >= 2  # (a first call that only declines validates once more)
-        np.testing.assert_array_equal(cp.asnumpy(first), cp.asnumpy(second))
-    np.testing.assert_array_equal(cp.asnumpy(calls[1]()), want)
-    assert linalg._prepared_product(a, b, "fp64", 12, "fast", None) is None  # numpy: never prepared
+        for got in (first, second):
+            np.testing.assert_array_equal(np.asarray(cp.asnumpy(got)), want)
+    assert linalg._prepared_product(a, b, "fp64", 12, "fast", None) is None  # numpy: never
+
+
+def test_flagged_counts_read_and_recover():
+    """engines/cuda/flags.py FlaggedCounts: a call that counted reads its counts and leaves
+    them zero; a call interrupted between its launch and its read (its counts and flag
+    set, never read) leaves nothing behind for the next call."""
+    from ozfft.engines.cuda.flags import FlaggedCounts
+
+    kept = FlaggedCounts(cp)
+
+    def counts(ptr):  # as the kernel sees them: 4 counts, then the flag's address
+        memory = cp.cuda.UnownedMemory(ptr, 40, kept)
+        return cp.ndarray((5,), cp.uint64, cp.cuda.MemoryPointer(memory, 0))
+
+    device = counts(kept.arm())
+    assert kept.read() is None  # nothing counted
+    device = counts(kept.arm())
+    device[1], device[2] = 3, 5  # as oz_sp_count: the counts, then the flag
+    kept._flag[0] = 1
+    np.testing.assert_array_equal(kept.read(), [0, 3, 5, 0])
+    assert not device[:4].any()
+    device = counts(kept.arm())
+    device[0] = 7
+    kept._flag[0] = 1  # ... and this call never reads (interrupted)
+    device = counts(kept.arm())
+    assert not device[:4].any() and kept.read() is None
+    assert int(device[4]) != 0  # (the flag's address stays)

@@ -459,7 +459,7 @@ def explicit_product_executor(
     ``run(a, b)`` gives its bits for operands of the same shapes, dtypes and layouts, with
     the one-pass fast product decided once (:meth:`~ozfft.engines.base.Engine.
     fast_product_executor`); None where a call of this signature takes another path (the
-    stages, FP8, accurate mode, operands that need a copy first)."""
+    stages, FP8, accurate mode, an ``a`` that is not C-contiguous)."""
     if mode != "fast" or phase_a != "int8" or not a.flags.c_contiguous:
         return None
     budget = int8_system(num_moduli)

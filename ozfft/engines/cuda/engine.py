@@ -1137,8 +1137,11 @@ class CudaEngine(Engine):
         )  # fmt: skip
         plan = self._small_plans.get(key, _NO_PLAN)
         if plan is _NO_PLAN:
-            if len(self._small_plans) >= _SMALL_PLANS_KEPT:
-                self._small_plans.pop(next(iter(self._small_plans)))  # the oldest
+            if len(self._small_plans) >= _SMALL_PLANS_KEPT:  # the oldest goes (threads may
+                try:  # race for it: whichever comes second finds it gone)
+                    self._small_plans.pop(next(iter(self._small_plans)), None)
+                except (StopIteration, RuntimeError):
+                    pass
             plan = self._small_plans[key] = self._plan_small_product(
                 a, bt, moduli, out_dtype, rounding, shifts is None, budget
             )

@@ -104,11 +104,12 @@ class FlaggedCounts:
         """Waits for the current stream; None where the kernel counted nothing, else the
         counts (zeroed again on the device for the next call)."""
         self._cp.cuda.get_current_stream().synchronize()
-        self._armed = False
         if not self._flag[0]:
+            self._armed = False
             return None
         counts = self._cp.asnumpy(self._counts[: self._slots])
         self._zero()
+        self._armed = False  # (only once zeroed: an interrupted read is mended by arm)
         return counts
 
     def _zero(self) -> None:
