@@ -288,9 +288,10 @@ def _prepared_product(
     the variables of :func:`ozfft.config.product_switches`, cupy's current device):
     ``run(a, b)`` returns what the general path would, with its validation and every
     choice that depends only on the signature made once. Device operands of one float64 or
-    complex128 dtype with the same batch shape, ``a`` C-contiguous, whose product the
-    engine runs in one pass (:func:`~ozfft.scheme.gemm.explicit_product_executor`); None
-    for every other call (numpy operands among them), which takes the general path."""
+    complex128 dtype (or float32, complex64: converted on each call) with the same batch
+    shape, ``a`` C-contiguous, whose product the engine runs in one pass
+    (:func:`~ozfft.scheme.gemm.explicit_product_executor`); None for every other call
+    (numpy operands among them), which takes the general path."""
     if type(a) is np.ndarray or type(a) is not type(b):
         return None
     try:
@@ -341,7 +342,10 @@ def _prepare_product(
     a: Any, b: Any, precision: Any, moduli: Any, mode: Any, phase_a: Any
 ) -> Callable[[Any, Any], Any] | None:
     """:func:`_prepared_product`'s value, built: the general path's validation (and its
-    errors), then the engine's prepared product where the call qualifies."""
+    errors), then the engine's prepared product where the call qualifies. binary32
+    operands are converted to binary64 on each call as the general path converts them
+    (:meth:`~ozfft.engines.base.Engine.astype`, exact), and the product is rounded to
+    binary32 once, as there."""
     options = _options(precision, moduli, mode, phase_a)
     engine, _, _, out_dtype, *_ = _prepare(a, b)  # (validated: its errors)
     if (
@@ -349,13 +353,24 @@ def _prepare_product(
         or b.ndim < 2
         or a.shape[:-2] != b.shape[:-2]  # (no broadcast batches)
         or not a.dtype == b.dtype == out_dtype
-        or out_dtype.char not in "dD"  # (float64, complex128: no conversions)
+        or out_dtype.char not in "fdFD"  # (float16 rounds twice: the general path)
     ):
         return None
-    return explicit_product_executor(
+    compute = np.dtype(np.complex128 if out_dtype.kind == "c" else np.float64)
+    widen = out_dtype != compute
+    if widen:  # (the layouts the product will see: the conversions' C-contiguous arrays)
+        a, b = engine.astype(a, compute), engine.astype(b, compute)
+    product = explicit_product_executor(
         engine, a, b, num_moduli=options.moduli, mode=options.mode, out_dtype=out_dtype,
         phase_a=_phase_a(options, engine),
     )  # fmt: skip
+    if product is None or not widen:
+        return product
+
+    def widened(a: Any, b: Any) -> Any:
+        return product(engine.astype(a, compute), engine.astype(b, compute))
+
+    return widened
 
 
 def _result_shape(batch: tuple[int, ...], m: int, n: int, squeeze: list[int]) -> tuple:

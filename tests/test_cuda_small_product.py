@@ -442,7 +442,7 @@ def test_engine_reads_b_in_place_only_where_it_may(rng, monkeypatch):
         np.testing.assert_array_equal(cp.asnumpy(got), cp.asnumpy(want))
 
 
-@pytest.mark.parametrize("dtype", [np.float64, np.complex128])
+@pytest.mark.parametrize("dtype", DTYPES)
 @pytest.mark.parametrize(
     "a_shape, b_shape, b_layout",
     [((4, 64, 64), (4, 64, 64), "c"), ((2, 3, 37, 50), (2, 3, 50, 29), "c"),
@@ -451,9 +451,10 @@ def test_engine_reads_b_in_place_only_where_it_may(rng, monkeypatch):
 )  # fmt: skip
 def test_explicit_calls_prepared_per_signature(a_shape, b_shape, b_layout, dtype, rng, monkeypatch):
     """An explicit-count call on device operands is validated and planned once per
-    signature (ozfft.linalg._prepared_product): later calls only allocate, launch and read,
-    with the bits of the NumPy engine on new values of the same layout, their own NaN/Inf
-    test, and a new plan where a variable (OZFFT_SLICES) or the layout changes."""
+    signature (ozfft.linalg._prepared_product): later calls only allocate, launch and read
+    (binary32 operands converted first), with the bits of the NumPy engine on new values of
+    the same layout, their own NaN/Inf test, and a new plan where a variable (OZFFT_SLICES)
+    or the layout changes."""
     from ozfft import linalg
 
     validated = []  # (the device calls' validations: the NumPy engine's are the reference)
