@@ -520,8 +520,8 @@ def test_explicit_calls_prepared_per_signature(a_shape, b_shape, b_layout, dtype
 
 
 def test_explicit_calls_that_are_not_prepared(rng, monkeypatch):
-    """Calls the prepared path leaves to the general one: numpy operands, out=, float32
-    and mixed dtypes (conversions), broadcast batches; each validated on every call."""
+    """Calls the prepared path leaves to the general one: numpy operands, out=, mixed
+    dtypes, broadcast batches; each validated on every call, each the NumPy engine's bits."""
     from ozfft import linalg
 
     validated = []
