@@ -429,3 +429,36 @@ def test_cutlass_dir_env(monkeypatch, tmp_path):
     assert config.cutlass_include() is None
     monkeypatch.setenv("OZFFT_CUTLASS_DIR", str(tmp_path))
     assert config.cutlass_include() == tmp_path
+
+
+def test_product_switches_are_what_small_products_read(monkeypatch):
+    """config.product_switches (the key of matmul's prepared products) holds the raw value
+    of every variable that the readers choosing a small product's path consult, and a
+    change of any of them changes it."""
+    import os
+
+    from ozfft import config
+
+    read_names, environ = set(), os.environ
+
+    class Recording(dict):
+        def get(self, name, default=None):
+            read_names.add(name)
+            return environ.get(name, default)
+
+    monkeypatch.setattr(config.os, "environ", Recording())
+    for reader in (config.phase_a_default, config.fused_small_products,
+                   config.small_product_slices):  # fmt: skip
+        reader()
+    monkeypatch.undo()
+    assert read_names == set(config._PRODUCT_SWITCHES)
+    for name in read_names:
+        monkeypatch.delenv(name, raising=False)
+    before = config.product_switches()
+    assert before == (None,) * len(read_names)
+    for name, value in (("OZFFT_PHASE_A", "int8"), ("OZFFT_FUSED_SMALL", "0"),
+                        ("OZFFT_SLICES", "1")):  # fmt: skip
+        monkeypatch.setenv(name, value)
+        after = config.product_switches()
+        assert after != before and value in after
+        before = after
