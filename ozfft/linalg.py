@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 
 from . import config
+from ._bounded import put_bounded
 from .engines.base import Engine
 from .engines.select import array_module_name, engine_for, resolve_phase_a
 from .errors import UnsupportedDTypeError
@@ -305,22 +306,11 @@ def _prepared_product(
         return None
     if prepared is _UNSEEN:
         prepared = _prepare_product(a, b, precision, moduli, mode, phase_a)
-        _make_room(_PREPARED, _PREPARED_KEPT)
-        _PREPARED[key] = prepared
+        put_bounded(_PREPARED, key, prepared, _PREPARED_KEPT)
     return prepared
 
 
 _UNSEEN = object()
-
-
-def _make_room(kept: dict, limit: int) -> None:
-    """Drop ``kept``'s oldest entry once it holds ``limit`` (threads that miss together
-    may race for the same one: whichever comes second finds it gone)."""
-    if len(kept) >= limit:
-        try:
-            kept.pop(next(iter(kept)), None)
-        except (StopIteration, RuntimeError):  # (emptied, or changed while looked at)
-            pass
 
 
 def _forget_prepared() -> None:

@@ -30,6 +30,7 @@ from typing import Any
 import numpy as np
 
 from ... import config
+from ..._bounded import put_bounded
 from ..._logging import logger
 from ...errors import DeviceMemoryError, NonFiniteInputError
 from ...ozaki.bounds import INDEX_HASH_MIX, INDEX_HASH_MULT
@@ -1132,19 +1133,14 @@ class CudaEngine(Engine):
         key = (
             self._cp.cuda.runtime.getDevice(), a.shape, a.strides, a.dtype, bt.shape,
             bt.strides, bt.dtype, bt.data.ptr % bt.dtype.itemsize == 0, moduli, out_dtype,
-            rounding, shifts is None, budget, config.fused_small_products(),
-            config.small_product_slices(),
+            rounding, shifts is None, budget, config.product_switches(),
         )  # fmt: skip
         plan = self._small_plans.get(key, _NO_PLAN)
         if plan is _NO_PLAN:
-            if len(self._small_plans) >= _SMALL_PLANS_KEPT:  # the oldest goes (threads may
-                try:  # race for it: whichever comes second finds it gone)
-                    self._small_plans.pop(next(iter(self._small_plans)), None)
-                except (StopIteration, RuntimeError):
-                    pass
-            plan = self._small_plans[key] = self._plan_small_product(
+            plan = self._plan_small_product(
                 a, bt, moduli, out_dtype, rounding, shifts is None, budget
             )
+            put_bounded(self._small_plans, key, plan, _SMALL_PLANS_KEPT)
         if plan is None:
             return None
         return self._run_small_product(plan, a, bt, shifts, check)

@@ -44,17 +44,22 @@ class _MappedFlag:
         return bool(self._host[self._index])
 
 
+def _mapped_int32(owner: Any, cupy: Any, slots: int) -> tuple[int, np.ndarray]:
+    """``slots`` int32 in mapped, portable pinned host memory, freed with ``owner``: their
+    address (unified addressing: the device's as well) and a numpy view of them."""
+    runtime = cupy.cuda.runtime
+    ptr = runtime.hostAlloc(4 * slots, _HOST_ALLOC_PORTABLE | _HOST_ALLOC_MAPPED)
+    weakref.finalize(owner, runtime.freeHost, ptr)
+    return ptr, np.ctypeslib.as_array((ctypes.c_int32 * slots).from_address(ptr))
+
+
 class MappedFlags:
     """A ring of ``slots`` int32 flags in mapped, portable pinned host memory."""
 
     def __init__(self, cupy: Any, slots: int = 1024) -> None:
-        runtime = cupy.cuda.runtime
-        nbytes = 4 * slots
-        ptr = runtime.hostAlloc(nbytes, _HOST_ALLOC_PORTABLE | _HOST_ALLOC_MAPPED)
-        weakref.finalize(self, runtime.freeHost, ptr)
+        ptr, self._host = _mapped_int32(self, cupy, slots)
         self._cp = cupy
-        self._host = np.ctypeslib.as_array((ctypes.c_int32 * slots).from_address(ptr))
-        memory = cupy.cuda.UnownedMemory(ptr, nbytes, self)
+        memory = cupy.cuda.UnownedMemory(ptr, 4 * slots, self)
         device = cupy.ndarray((slots,), cupy.int32, cupy.cuda.MemoryPointer(memory, 0))
         self._arrays = [device[i : i + 1] for i in range(slots)]
         self._slots = slots
@@ -78,11 +83,8 @@ class FlaggedCounts:
     :meth:`read`."""
 
     def __init__(self, cupy: Any, slots: int = 4) -> None:
-        runtime = cupy.cuda.runtime
-        ptr = runtime.hostAlloc(4, _HOST_ALLOC_PORTABLE | _HOST_ALLOC_MAPPED)
-        weakref.finalize(self, runtime.freeHost, ptr)
+        ptr, self._flag = _mapped_int32(self, cupy, 1)
         self._cp = cupy
-        self._flag = np.ctypeslib.as_array((ctypes.c_int32 * 1).from_address(ptr))
         self._slots = slots
         self._counts = cupy.zeros(slots + 1, cupy.uint64)
         self._counts[slots] = ptr  # (unified addressing: the host pointer is the device's)
