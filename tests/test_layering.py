@@ -33,7 +33,8 @@ ARCHITECTURE_DOC = REPO / "docs" / "architecture.md"
 
 LAYERS: dict[str, dict[str, tuple[str, ...]]] = {
     "leaves": {
-        "modules": ("ozfft.errors", "ozfft.config", "ozfft._logging", "ozfft._version"),
+        "modules": ("ozfft.errors", "ozfft.config", "ozfft._logging", "ozfft._version",
+                    "ozfft._bounded"),
         "may_import": (),
     },
     "ozaki": {  # pure integer rules: moduli, scaling, bounds, residues, fixed point
