@@ -27,6 +27,7 @@ from .scheme.gemm import (
     fp8_system_for,
     guaranteed_matmul,
     guaranteed_plan,
+    guaranteed_product_executor,
 )
 
 __all__ = ["SUPPORTED_DTYPES", "MatmulPlan", "matmul", "matmul_plan"]
@@ -242,7 +243,7 @@ def matmul(
     >>> ozfft.linalg.matmul_plan(a, a).describe()
     '16'
     """
-    if out is None and moduli is not None and mode == "fast":  # maybe a prepared product
+    if out is None and mode == "fast":  # maybe a prepared product
         prepared = _prepared_product(a, b, precision, moduli, mode, phase_a)
         if prepared is not None:
             return prepared(a, b)
@@ -284,15 +285,16 @@ _PREPARED_KEPT = 256
 def _prepared_product(
     a: Any, b: Any, precision: Any, moduli: Any, mode: Any, phase_a: Any
 ) -> Callable[[Any, Any], Any] | None:
-    """The product prepared for a call with an explicit count of moduli, kept per
-    signature (the operands' kind, shapes, strides, dtypes and B's alignment, the options,
-    the variables of :func:`ozfft.config.product_switches`, cupy's current device):
-    ``run(a, b)`` returns what the general path would, with its validation and every
-    choice that depends only on the signature made once. Device operands of one float64 or
-    complex128 dtype (or float32, complex64: converted on each call) with the same batch
-    shape, ``a`` C-contiguous, whose product the engine runs in one pass
-    (:func:`~ozfft.scheme.gemm.explicit_product_executor`); None for every other call
-    (numpy operands among them), which takes the general path."""
+    """The product prepared for a fast-mode call, kept per signature (the operands' kind,
+    shapes, strides, dtypes and B's alignment, the options, the variables of
+    :func:`ozfft.config.product_switches`, cupy's current device): ``run(a, b)`` returns
+    what the general path would, with its validation and every choice that depends only
+    on the signature made once. Device operands of one float64 or complex128 dtype (or
+    float32, complex64: converted on each call) with the same batch shape, ``a``
+    C-contiguous, whose product the engine runs in one pass: with an explicit count
+    (:func:`~ozfft.scheme.gemm.explicit_product_executor`), or the default count that the
+    one-pass probe tests (:func:`_guaranteed_product`). None for every other call (numpy
+    operands among them), which takes the general path."""
     if type(a) is np.ndarray or type(a) is not type(b):
         return None
     try:
@@ -350,10 +352,14 @@ def _prepare_product(
     widen = out_dtype != compute
     if widen:  # (the layouts the product will see: the conversions' C-contiguous arrays)
         a, b = engine.astype(a, compute), engine.astype(b, compute)
-    product = explicit_product_executor(
-        engine, a, b, num_moduli=options.moduli, mode=options.mode, out_dtype=out_dtype,
-        phase_a=_phase_a(options, engine),
-    )  # fmt: skip
+    phase_kind = _phase_a(options, engine)
+    if options.moduli is None:  # the accuracy guarantee: the one-pass probe first
+        product = _guaranteed_product(engine, a, b, options, phase_kind, out_dtype)
+    else:
+        product = explicit_product_executor(
+            engine, a, b, num_moduli=options.moduli, mode=options.mode, out_dtype=out_dtype,
+            phase_a=phase_kind,
+        )  # fmt: skip
     if product is None or not widen:
         return product
 
@@ -361,6 +367,30 @@ def _prepare_product(
         return product(engine.astype(a, compute), engine.astype(b, compute))
 
     return widened
+
+
+def _guaranteed_product(
+    engine: Engine, a: Any, b: Any, options: OzakiOptions, phase_kind: str, out_dtype: np.dtype
+) -> Callable[[Any, Any], Any] | None:
+    """A default-count call of operands laid out as ``a`` and ``b`` (binary64 stacks),
+    prepared: the probe and the product queued as the engine prepared them
+    (:func:`~ozfft.scheme.gemm.guaranteed_product_executor`), and where the test does not
+    prove the default count, the general path's decision from that same probe."""
+    probed_product = guaranteed_product_executor(
+        engine, a, b, precision=options.precision, mode=options.mode, out_dtype=out_dtype,
+        out_bits=_significand_bits(out_dtype), phase_a=phase_kind,
+    )  # fmt: skip
+    if probed_product is None:
+        return None
+    exact_bits = (_significand_bits(out_dtype),) * 2
+
+    def run(a: Any, b: Any) -> Any:
+        out, probe = probed_product(a, b)
+        if out is not None:
+            return out
+        return _compute(engine, a, b, options, phase_kind, out_dtype, exact_bits, probe)
+
+    return run
 
 
 def _result_shape(batch: tuple[int, ...], m: int, n: int, squeeze: list[int]) -> tuple:
@@ -405,7 +435,18 @@ def _phase_a(options: OzakiOptions, engine: Engine) -> str:
     return kind
 
 
-def _compute(engine: Engine, a, b, options: OzakiOptions, phase_kind: str, out_dtype, exact_bits):
+def _compute(
+    engine: Engine,
+    a: Any,
+    b: Any,
+    options: OzakiOptions,
+    phase_kind: str,
+    out_dtype: np.dtype,
+    exact_bits: tuple[int, int],
+    probed: Any = None,
+) -> Any:
+    """The product of compute-dtype operands as ``options`` say, in ``out_dtype``
+    (``probed``: the default count's one-pass probe, run already: :func:`_guaranteed_product`)."""
     if options.moduli is not None:  # explicit count: no guarantee
         engine_dtype = np.float32 if out_dtype == np.float16 else out_dtype
         out = emulated_matmul(
@@ -436,6 +477,7 @@ def _compute(engine: Engine, a, b, options: OzakiOptions, phase_kind: str, out_d
         exact_bits=exact_bits,
         timer=timer,
         phase_a=phase_kind,
+        probed=probed,
     )
     if plan.native:  # in the compute dtype (float64 / complex128), rounded once below
         with phase("native", clock):

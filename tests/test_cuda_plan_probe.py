@@ -98,25 +98,27 @@ def test_probe_is_the_staged_tiled_test(shape, dtype, kind, rng):
 
 
 def _probes(monkeypatch):
-    """The CUDA engine's probe results of the calls that follow."""
+    """The CUDA engine's probe results of the calls that follow, one per probe run (the
+    general path's and the prepared default calls' run the same ``_run_probe``; a probe
+    the decision reads twice is recorded once)."""
     from ozfft.engines.cuda.engine import CudaEngine
 
     seen = []
-    probe = CudaEngine.tiled_plan_probe
+    probe = CudaEngine._run_probe
 
     def spy(self, *args, **kwargs):
         pending = probe(self, *args, **kwargs)
-        if pending is None:
-            seen.append(None)
-            return None
+        read = []
 
         def result():
-            seen.append(pending())
-            return seen[-1]
+            if not read:
+                read.append(pending())
+                seen.append(read[0])
+            return read[0]
 
         return PendingProbe(result, pending.shifts, pending.bt)
 
-    monkeypatch.setattr(CudaEngine, "tiled_plan_probe", spy)
+    monkeypatch.setattr(CudaEngine, "_run_probe", spy)
     return seen
 
 
@@ -165,7 +167,7 @@ def test_probe_counts_non_finite_entries_once(rng, monkeypatch):
     from ozfft.engines.cuda.engine import CudaEngine
 
     raised = []
-    probe = CudaEngine.tiled_plan_probe
+    probe = CudaEngine._run_probe  # (the general path's probe and the prepared calls')
 
     def spy(self, *args, **kwargs):
         pending = probe(self, *args, **kwargs)
@@ -179,7 +181,7 @@ def test_probe_counts_non_finite_entries_once(rng, monkeypatch):
 
         return PendingProbe(result, pending.shifts, pending.bt)
 
-    monkeypatch.setattr(CudaEngine, "tiled_plan_probe", spy)
+    monkeypatch.setattr(CudaEngine, "_run_probe", spy)
     a = phi_matrix(rng, (3, 70, 8), 0.5, np.complex128)
     b = phi_matrix(rng, (3, 8, 130), 0.5, np.complex128)
     a[1, 2, 3] = np.nan
@@ -229,7 +231,7 @@ def test_probe_off_with_the_fused_small_switch(rng, monkeypatch):
     with_probe = cp.asnumpy(ozfft.matmul(da, db))
     monkeypatch.setenv("OZFFT_FUSED_SMALL", "0")
     staged = cp.asnumpy(ozfft.matmul(da, db))
-    assert probes[0] is not None and probes[1] is None
+    assert len(probes) == 1  # the first call's probe; none with the switch off
     np.testing.assert_array_equal(with_probe, staged)
 
 

@@ -519,6 +519,90 @@ def test_explicit_calls_prepared_per_signature(a_shape, b_shape, b_layout, dtype
     )
 
 
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize(
+    "a_shape, b_shape, b_layout",
+    [((4, 64, 64), (4, 64, 64), "c"), ((2, 3, 37, 50), (2, 3, 50, 29), "c"),
+     ((70, 40), (40, 45), "c"), ((70, 40), (45, 40), "transposed"),
+     ((3, 20, 12), (3, 12, 9), "c"), ((3, 64, 33), (3, 33, 97), "strided")],
+)  # fmt: skip
+def test_default_calls_prepared_per_signature(a_shape, b_shape, b_layout, dtype, rng, monkeypatch):
+    """A default-count call on device operands is validated and planned once per signature
+    (ozfft.linalg._guaranteed_product): later calls queue the one-pass probe and the product
+    and read the probe. Where the probe proves the default count the general decision does
+    not run; where it does not (wide ranges), the decision runs from that same probe (one
+    probe a call). Every call has the NumPy engine's bits; NaN and Inf are raised (A first,
+    exact counts) on later calls of the signature."""
+    from ozfft import linalg
+    from ozfft.engines.cuda import engine as cuda_engine_module
+
+    validated, decided, probes = [], [], []
+    prepare, decide = linalg._prepare, linalg.guaranteed_matmul
+    run_probe = cuda_engine_module.CudaEngine._run_probe
+
+    def counted(a, b):
+        validated.extend([1] if isinstance(a, cp.ndarray) else [])
+        return prepare(a, b)
+
+    def counted_decision(engine, *args, **kwargs):
+        decided.extend([] if engine.xp is np else [kwargs.get("probed") is not None])
+        return decide(engine, *args, **kwargs)
+
+    def counted_probe(self, *args, **kwargs):
+        probes.append(1)
+        return run_probe(self, *args, **kwargs)
+
+    monkeypatch.setattr(linalg, "_prepare", counted)
+    monkeypatch.setattr(linalg, "guaranteed_matmul", counted_decision)
+    monkeypatch.setattr(cuda_engine_module.CudaEngine, "_run_probe", counted_probe)
+
+    def operands(phi):
+        a = phi_matrix(rng, a_shape, phi, dtype)
+        b = phi_matrix(rng, b_shape, phi, dtype)
+        da, db = cp.asarray(a), cp.asarray(b)
+        if b_layout == "transposed":  # B = a transposed view (its Bt is C-contiguous)
+            b, db = b.T, db.T
+        elif b_layout == "strided":  # every other column of a wider array
+            wide = cp.zeros((*b.shape[:-1], 2 * b.shape[-1]), dtype)
+            wide[..., ::2] = db
+            db = wide[..., ::2]
+        return a, b, da, db
+
+    for phi in (0.5, 0.5, 8.0, 0.5, 8.0):  # (8: wide ranges, which the test does not prove)
+        a, b, da, db = operands(phi)
+        plan = linalg.matmul_plan(a, b)  # the NumPy engine's decision
+        proved = plan.reason == "default moduli proved (tiled bound)"
+        assert proved == (phi == 0.5)
+        decided.clear(), probes.clear()
+        got = ozfft.matmul(da, db)
+        assert got.shape == np.matmul(a, b).shape and got.dtype == dtype
+        np.testing.assert_array_equal(cp.asnumpy(got), ozfft.matmul(a, b))
+        assert len(validated) == 1  # the first call of the signature only
+        assert decided == ([] if proved else [True]) and len(probes) == 1
+    a, b, da, db = operands(0.5)
+    da[(0,) * (da.ndim - 2) + (1, 2)] = np.nan
+    with pytest.raises(ozfft.NonFiniteInputError) as info:
+        ozfft.matmul(da, db)
+    assert (info.value.operand, info.value.count) == ("a", 1) and len(validated) == 1
+    da[(0,) * (da.ndim - 2) + (1, 2)] = 0
+    db[(0,) * (db.ndim - 2) + (0, 1)] = np.inf
+    db[(-1,) * (db.ndim - 2) + (2, 0)] = -np.inf
+    with pytest.raises(ozfft.NonFiniteInputError) as info:
+        ozfft.matmul(da, db)
+    assert (info.value.operand, info.value.count) == ("b", 2) and len(validated) == 1
+    a, b, da, db = operands(0.5)  # finite operands after the errors: the same bits
+    with profile_phases() as prof:
+        got = ozfft.matmul(da, db)
+    assert {"guarantee", "fused"} <= set(prof.ms) and len(validated) == 1
+    np.testing.assert_array_equal(cp.asnumpy(got), ozfft.matmul(a, b))
+    monkeypatch.setenv("OZFFT_SLICES", "0")  # residues: a new signature, the same bits
+    np.testing.assert_array_equal(cp.asnumpy(ozfft.matmul(da, db)), ozfft.matmul(a, b))
+    assert len(validated) == 2
+    got = ozfft.matmul(da, db, precision="fp32")  # other options: another signature
+    assert len(validated) >= 3
+    np.testing.assert_array_equal(cp.asnumpy(got), ozfft.matmul(a, b, precision="fp32"))
+
+
 def test_explicit_calls_that_are_not_prepared(rng, monkeypatch):
     """Calls the prepared path leaves to the general one: numpy operands, out=, mixed
     dtypes, broadcast batches; each validated on every call, each the NumPy engine's bits."""

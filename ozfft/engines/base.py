@@ -396,6 +396,29 @@ class Engine(abc.ABC):
         decided once; None where the one pass does not apply. This engine has none."""
         return None
 
+    def probed_product_executor(
+        self,
+        a: Any,
+        bt: Any,
+        *,
+        budget_bits: int,
+        lower_bound_bits: int,
+        pairing_offset: int,
+        terms: int,
+        never: int,
+        tile: int,
+        moduli: ResidueSystem,
+        out_dtype: Any,
+        rounding: str,
+    ) -> Callable[[Any, Any], tuple[Any, PendingProbe]] | None:
+        """:meth:`tiled_plan_probe` computing its own statistics, and
+        :meth:`fused_fast_product` on the shifts it forms (``counted``), prepared for
+        operands of these shapes and layouts (``bt`` the view ``swapaxes(b, -1, -2)``): a
+        function ``run(a, b)`` that queues both and returns ``(product, pending probe)``,
+        as the two calls would, with all that depends only on shapes and layouts decided
+        once; None where either does not apply. This engine has none."""
+        return None
+
     def tiled_plan_probe(
         self,
         a: Any,

@@ -49,7 +49,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from .._logging import logger
-from ..engines.base import Engine, check_complex_method
+from ..engines.base import Engine, PendingProbe, check_complex_method
 from ..errors import DeviceMemoryError, NonFiniteInputError
 from ..ozaki.bounds import (
     INDEX_HASH_MIX,
@@ -1181,6 +1181,7 @@ def _probed_single(
     phase_a: str,
     timer: Timer,
     compute: bool = True,
+    probed: PendingProbe | None = None,
 ) -> tuple[tuple[Any, MatmulPlan] | None, _Reuse | None]:
     """``(result, plan)`` of :func:`guaranteed_matmul` when the engine's one-pass probe
     (:meth:`~ozfft.engines.base.Engine.tiled_plan_probe`) finds that the tiled pairing
@@ -1192,6 +1193,8 @@ def _probed_single(
     (the GPU stays busy; a product the test does not prove is dropped); a product near
     the output's overflow is run with truncated integers (:meth:`_Planner.near_overflow`).
     ``compute=False``: the plan alone (``result`` None; no product is queued).
+    ``probed``: the first probe, queued already (by :func:`guaranteed_product_executor`,
+    whose product the test did not prove or must round apart): no speculative product.
 
     Returns ``(None, reuse)`` where the engine has no probe for the shape (fast mode and
     INT8 only), or where the tiled test does not prove the default count: the caller runs
@@ -1234,8 +1237,12 @@ def _probed_single(
                                rounding, stats)  # fmt: skip
 
     stats = index = None
-    pending = probe(k) if k <= SUBSET else None
-    speculate = compute and pending is not None  # the engine's own statistics: small k
+    if probed is not None:
+        b_t.take(probed.bt)
+        pending, speculate = probed, False
+    else:
+        pending = probe(k) if k <= SUBSET else None
+        speculate = compute and pending is not None  # the engine's own statistics: small k
     if pending is None:
         if not engine.has_plan_probe:
             return None, None
@@ -1272,6 +1279,61 @@ def _probed_single(
     return (out, plan), None
 
 
+def guaranteed_product_executor(
+    engine: Engine,
+    a: Any,
+    b: Any,
+    *,
+    precision: str,
+    mode: str,
+    out_dtype: Any,
+    out_bits: int,
+    phase_a: str,
+) -> Callable[[Any, Any], tuple[Any | None, PendingProbe]] | None:
+    """:func:`guaranteed_matmul`'s one-pass probe and speculative product
+    (:func:`_probed_single`: fast mode, INT8, k at most :data:`SUBSET`, a product on the
+    default count of at most :data:`_SPECULATE_WORK`) prepared for operands laid out as
+    ``a`` and ``b`` (:meth:`~ozfft.engines.base.Engine.probed_product_executor`):
+    ``run(a, b)`` queues both and returns ``(product, probe)``, the product where the
+    tiled test proves the default count and no output is near overflow (then it has the
+    bits of :func:`guaranteed_matmul`, whose plan it is), else ``(None, probe)``: the
+    caller hands that probe to :func:`guaranteed_matmul` (``probed``), which decides from
+    it as from its own. NaN and Inf are raised as there (the probe counts them, A first).
+    None where a call of this signature takes another path."""
+    k = a.shape[-1]
+    if mode != "fast" or phase_a != "int8" or not a.flags.c_contiguous or k > SUBSET:
+        return None
+    is_complex = a.dtype.kind == "c"
+    parts = 2 if is_complex else 1
+    setup = _probed_plan(parts * k, precision, out_bits, is_complex)
+    *batch, m, _ = a.shape
+    if setup is None or math.prod(batch) * m * b.shape[-1] * k > _SPECULATE_WORK:
+        return None
+    r, plan, budget = setup
+    g = lower_bound_bits(parts * k)
+    system, _ = _phase_a_moduli(plan.system, is_complex, "gaussian")
+    probed_product = engine.probed_product_executor(
+        a, engine.xp.swapaxes(b, -1, -2), budget_bits=budget, lower_bound_bits=g,
+        pairing_offset=pairing_offset(r, g), terms=parts * k, never=_NEVER, tile=TILE,
+        moduli=system, out_dtype=out_dtype, rounding=SINGLE_ROUNDING,
+    )  # fmt: skip
+    if probed_product is None:
+        return None
+
+    def run(a: Any, b: Any) -> tuple[Any | None, PendingProbe]:
+        with _plan_memory(engine, a, b):
+            out, pending = probed_product(a, b)
+            result = pending()
+        if result.deficit_a > 0 or result.deficit_b > 0 or _near_overflow(result.maxima, out_bits):
+            return None, pending
+        if logger.isEnabledFor(logging.DEBUG):
+            logger.debug("ozaki-II %s: %s @ %s, plan %s (%s, one-pass probe, prepared)",
+                         engine.name, a.shape, b.shape, plan.describe(), plan.reason)  # fmt: skip
+        return out, pending
+
+    return run
+
+
 def guaranteed_matmul(
     engine: Engine,
     a: Any,
@@ -1285,23 +1347,27 @@ def guaranteed_matmul(
     timer: Timer = _no_timer,
     complex_method: str = "gaussian",
     phase_a: str = "int8",
+    probed: PendingProbe | None = None,
 ) -> tuple[Any | None, MatmulPlan]:
     """``a @ b`` (same-batch float64/complex128 stacks) under the accuracy guarantee.
 
     Returns ``(result, plan)``; ``result`` is None when the plan is native (the caller
     runs the native routine, so that it can time it as the ``native`` phase).
     ``out_dtype`` is what the engine rounds a single product to; split products are
-    rounded to the compute dtype and summed there (the caller casts).
+    rounded to the compute dtype and summed there (the caller casts). ``probed``: the
+    one-pass probe of these operands, queued and read already
+    (:func:`guaranteed_product_executor`), which the decision takes instead of its own.
     """
     xp = engine.xp
     a = engine.prepare_operand(a)
     b_t = _TransposedB(engine, xp.swapaxes(b, -1, -2))  # (prepared where a stage needs it)
-    probed, plan, planner = _decision(
+    probe, plan, planner = _decision(
         engine, a, b_t, precision=precision, mode=mode, out_dtype=out_dtype, out_bits=out_bits,
         exact_bits=exact_bits, complex_method=complex_method, phase_a=phase_a, timer=timer,
+        probed=probed,
     )  # fmt: skip
-    if probed is not None:
-        return probed
+    if probe is not None:
+        return probe
     bt = b_t.rows()
     logger.debug(
         "ozaki-II %s: %s @ %s, plan %s (%s), mode %s",
@@ -1393,15 +1459,17 @@ def _decision(
     phase_a: str,
     timer: Timer,
     compute: bool = True,
+    probed: PendingProbe | None = None,
 ) -> tuple[tuple[Any, MatmulPlan] | None, MatmulPlan, _Planner | None]:
     """``(probed, plan, planner)``: the one-pass probe's ``(result, plan)`` where it proves
-    the default count (:func:`_probed_single`; ``compute``: with the product), else None,
-    :func:`plan_matmul`'s plan and its planner (reusing what the probe formed)."""
+    the default count (:func:`_probed_single`; ``compute``: with the product; ``probed``:
+    that probe, run already), else None, :func:`plan_matmul`'s plan and its planner
+    (reusing what the probe formed)."""
     with _plan_memory(engine, a, b_t.view):
         probed, reuse = _probed_single(
             engine, a, b_t, precision=precision, mode=mode, out_dtype=out_dtype,
             out_bits=out_bits, complex_method=complex_method, phase_a=phase_a, timer=timer,
-            compute=compute,
+            compute=compute, probed=probed,
         )  # fmt: skip
     if probed is not None:
         return probed, probed[1], None

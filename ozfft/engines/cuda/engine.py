@@ -182,6 +182,36 @@ class _SmallLaunch:
     result_shape: tuple[int, ...] | None
 
 
+@dataclass(frozen=True, slots=True)
+class _ProbeLaunch:
+    """How the plan probe (:meth:`CudaEngine.tiled_plan_probe`) runs one signature: its three
+    kernels' launchers and grids, the state's size in 8-byte words (``words``, then
+    ``bt_bytes`` of Bt's rows where B is read in place), the rows kernel's staged bytes
+    and the rules' integers, decided from shapes and layouts alone."""
+
+    rows_kernel: Any
+    pairs_kernel: Any
+    deficits_kernel: Any
+    batch_shape: tuple[int, ...]
+    batch: int
+    m: int
+    n: int
+    k: int
+    size: int
+    width: int
+    tiles: int
+    words: int
+    bt_bytes: int
+    stage: int
+    b_in_place: bool
+    given: bool
+    rules: tuple[int, ...]
+    row_blocks: int
+    pair_grid: tuple[int, int]
+    deficit_blocks: int
+    never: int
+
+
 _PLAN_PROBE_CU = "gemm/plan_probe.cu"
 #: rows per block of ``oz_probe_rows_*`` and of each operand per block of
 #: ``oz_probe_pairs_*`` (``OZ_PROBE_ROWS``), the rows kernels' threads, the pairs kernels'
@@ -1169,6 +1199,45 @@ class CudaEngine(Engine):
 
         return run
 
+    def probed_product_executor(
+        self,
+        a: Any,
+        bt: Any,
+        *,
+        budget_bits: int,
+        lower_bound_bits: int,
+        pairing_offset: int,
+        terms: int,
+        never: int,
+        tile: int,
+        moduli: ResidueSystem,
+        out_dtype: Any,
+        rounding: str,
+    ) -> Callable[[Any, Any], tuple[Any, PendingProbe]] | None:
+        """:meth:`tiled_plan_probe` (its own statistics) and the product on its shifts
+        (:meth:`fused_fast_product` with ``counted`` and ``shifts``) prepared for these
+        layouts: both launch plans are decided here, so a call of ``run(a, b)`` only
+        allocates, queues the probe's rows, the product and (at the wait) the test."""
+        probe = self._plan_probe(
+            a, bt, budget_bits=budget_bits, lower_bound_bits=lower_bound_bits,
+            pairing_offset=pairing_offset, terms=terms, never=never, tile=tile,
+            size=a.shape[-1], given=False,
+        )  # fmt: skip
+        if probe is None:
+            return None
+        product = self._plan_small_product(
+            a, bt, moduli, out_dtype, rounding, False, budget_bits, bt_rows=True
+        )
+        if product is None:
+            return None
+
+        def run(a: Any, b: Any) -> tuple[Any, PendingProbe]:
+            with phase("guarantee", self._clock):
+                pending = self._run_probe(probe, a, b.swapaxes(-1, -2))
+            return self._run_small_product(product, a, pending.bt, pending.shifts, False), pending
+
+        return run
+
     def forget_plans(self) -> None:
         """Drop the per-signature launch plans of the small products (built again on the
         next call). For tests that patch what the plans are built from."""
@@ -1183,9 +1252,13 @@ class CudaEngine(Engine):
         rounding: str,
         in_kernel: bool,
         budget: int,
+        *,
+        bt_rows: bool = False,
     ) -> _SmallLaunch | None:
         """How :meth:`_small_product` runs operands of these layouts (``in_kernel``: the
-        kernel computes the shifts for ``budget``), or None where it does not apply."""
+        kernel computes the shifts for ``budget``), or None where it does not apply.
+        ``bt_rows``: the calls will pass C-contiguous rows of ``bt``'s shape (the plan
+        probe's :attr:`~ozfft.engines.base.PendingProbe.bt`), whatever ``bt``'s layout."""
         is_complex = a.dtype.kind == "c"
         k = a.shape[-1]
         if (
@@ -1214,7 +1287,8 @@ class CudaEngine(Engine):
             else None
         )
         # B itself, where a slices kernel (one item a block) reads its columns in place
-        in_place = not bt.flags.c_contiguous and slices and pack == 1
+        rows = bt_rows or bt.flags.c_contiguous
+        in_place = not rows and slices and pack == 1
         b_in_place = _rows_of_transposed(a, bt) is not None if in_place else False
         kernel = self._small_product_kernel(
             moduli, planes, out_dtype, rounding, in_kernel, packed=pack > 1, slices=slices,
@@ -1240,7 +1314,7 @@ class CudaEngine(Engine):
             chunks=chunks,
             pack=pack,
             span_shift=span_shift,
-            prepare_bt=not b_in_place and not bt.flags.c_contiguous,
+            prepare_bt=not b_in_place and not rows,
             batch=batch,
             m=m,
             n=n,
@@ -1436,11 +1510,33 @@ class CudaEngine(Engine):
         shifts and Bt's rows) starts right after the rows and runs beside the test. (So the
         profiling phase ``guarantee``, timed on the side stream, overlaps the product's
         ``fused``: their sum may exceed the call's time.)"""
-        cp = self._cp
+        plan = self._plan_probe(
+            a, bt, budget_bits=budget_bits, lower_bound_bits=lower_bound_bits,
+            pairing_offset=pairing_offset, terms=terms, never=never, tile=tile,
+            size=a.shape[-1] if index is None else int(index.shape[0]), given=stats is not None,
+        )  # fmt: skip
+        return None if plan is None else self._run_probe(plan, a, bt, stats, index)
+
+    def _plan_probe(
+        self,
+        a: Any,
+        bt: Any,
+        *,
+        budget_bits: int,
+        lower_bound_bits: int,
+        pairing_offset: int,
+        terms: int,
+        never: int,
+        tile: int,
+        size: int,
+        given: bool,
+    ) -> _ProbeLaunch | None:
+        """How :meth:`tiled_plan_probe` runs operands of these layouts over ``size`` inner
+        indices (``given``: with the caller's statistics), or None where it does not
+        apply."""
         is_complex = a.dtype.kind == "c"
         k = a.shape[-1]
-        size = k if index is None else int(index.shape[0])
-        max_k = SMALL_PRODUCT_K if stats is None else None
+        max_k = None if given else SMALL_PRODUCT_K
         if (
             not _small_operands(a, bt, max_k, any_layout=True)
             or tile != _PROBE_TILE
@@ -1452,53 +1548,95 @@ class CudaEngine(Engine):
         batch = math.prod(batch_shape)
         if batch * m * n == 0 or -(-m // _PROBE_ROWS) > _GRID_Z:
             return None
-        b = _rows_of_transposed(a, bt) if stats is None else None  # B, read in place
-        stage = 0
-        if b is not None:  # the rows kernel writes Bt's rows from its staged columns of B
-            stage = _probe_stage_bytes(k, 2 if is_complex else 1)
-        elif not bt.flags.c_contiguous:
-            bt = self.prepare_operand(bt)
+        b_in_place = not given and _rows_of_transposed(a, bt) is not None
+        planes = 2 if is_complex else 1
         tiles = batch * (-(-m // tile) + -(-n // tile))
-        width = size * (2 if is_complex else 1)
+        width = size * planes
         # one allocation, in 8-byte words: the state (int64, OZ_PROBE_OUT + tiles; its head
         # is what the read takes), scale (double, tiles), q and the shifts (int32, batch (m +
         # n) each), the tile minima (uint32, tiles x width); then, where B is read in place,
         # Bt's rows (256-byte aligned), which the product reads
         rows = batch * (m + n)
         words = -(-(_PROBE_OUT + 2 * tiles + rows + -(-tiles * width // 2)) // 32) * 32
-        rows_bytes = 0 if b is None else bt.nbytes
+        part = "complex" if is_complex else "real"
+        return _ProbeLaunch(
+            rows_kernel=(
+                self._probe_kernel(f"oz_probe_rows_given_{part}")
+                if given
+                else self._probe_kernel(f"oz_probe_rows_{part}", _PROBE_STAGE_MAX)
+            ),
+            pairs_kernel=self._probe_kernel(f"oz_probe_pairs_{part}"),
+            deficits_kernel=self._probe_kernel("oz_probe_deficits"),
+            batch_shape=tuple(batch_shape),
+            batch=batch,
+            m=m,
+            n=n,
+            k=k,
+            size=size,
+            width=width,
+            tiles=tiles,
+            words=words,
+            bt_bytes=batch * n * k * 8 * planes if b_in_place else 0,
+            stage=_probe_stage_bytes(k, planes) if b_in_place else 0,
+            b_in_place=b_in_place,
+            given=given,
+            rules=(lower_bound_bits, budget_bits, ceil_log2_int(terms), pairing_offset, never),
+            row_blocks=-(-max(m, n) // _PROBE_ROWS),
+            pair_grid=(-(-n // _PROBE_ROWS), -(-m // _PROBE_ROWS)),
+            deficit_blocks=max(1, min(-(-batch * (m + n) // _THREADS), 4 * self._sm_count)),
+            never=never,
+        )
+
+    def _run_probe(
+        self,
+        plan: _ProbeLaunch,
+        a: Any,
+        bt: Any,
+        stats: tuple[RowStats, RowStats] | None = None,
+        index: Any | None = None,
+    ) -> PendingProbe:
+        """One :meth:`tiled_plan_probe` as ``plan`` says: the state's allocation and the
+        memset of its head, the rows kernel, and the test (pairs, deficits, read) queued at
+        the first wait on the side stream. ``bt`` as the plan's (B is read in place from
+        it where the plan says so)."""
+        cp = self._cp
+        batch, m, n, k = plan.batch, plan.m, plan.n, plan.k
+        b = bt.swapaxes(-1, -2) if plan.b_in_place else None  # B, read in place
+        if b is None and not bt.flags.c_contiguous:
+            bt = self.prepare_operand(bt)
+        words = plan.words
         state = self._alloc(
-            "the plan probe's state", (words + rows_bytes // 8,), cp.int64, 8 * words + rows_bytes
+            "the plan probe's state",
+            (words + plan.bt_bytes // 8,),
+            cp.int64,
+            8 * words + plan.bt_bytes,
         )
         if b is not None:
             bt = cp.ndarray(bt.shape, bt.dtype, state.data + 8 * words)
-        scale = state.data.ptr + 8 * (_PROBE_OUT + tiles)
-        q = scale + 8 * tiles
-        minima = q + 8 * rows
+        scale = state.data.ptr + 8 * (_PROBE_OUT + plan.tiles)
+        q = scale + 8 * plan.tiles
+        minima = q + 8 * batch * (m + n)
         head = 8 * _PROBE_OUT  # zeroes: deficits, biased maxima, counts (rows set the minima)
         cp.cuda.runtime.memsetAsync(state.data.ptr, 0, head, cp.cuda.get_current_stream().ptr)
-        part = "complex" if is_complex else "real"
-        rules = (lower_bound_bits, budget_bits, ceil_log2_int(terms), pairing_offset, never)
         shifts = None
-        if stats is None:
-            rows_kernel = self._probe_kernel(f"oz_probe_rows_{part}", _PROBE_STAGE_MAX)
+        if not plan.given:
             given = (0,) * 5
-            shifts = q + 4 * rows  # A's rows, then Bt's
+            shifts = q + 4 * batch * (m + n)  # A's rows, then Bt's
         else:
-            rows_kernel = self._probe_kernel(f"oz_probe_rows_given_{part}")
             # (the arrays stay referenced here while the kernels are queued)
             arrays = [cp.ascontiguousarray(index, cp.int64)] if index is not None else [None]
             for row_stats in stats:
                 arrays += [cp.ascontiguousarray(row_stats.max_exp, cp.int32)]
                 arrays += [cp.ascontiguousarray(row_stats.sumsq, cp.int64)]
             given = tuple(0 if x is None else x.data.ptr for x in arrays)
-        row_blocks = -(-max(m, n) // _PROBE_ROWS)
         for b0 in range(0, batch, _GRID_Z):
             items = min(_GRID_Z, batch - b0)
-            args = (a, bt if b is None else b, batch, b0, m, n, k, size, *given, *rules, state,
-                    q, minima, scale, 0 if shifts is None else shifts,
+            args = (a, bt if b is None else b, batch, b0, m, n, k, plan.size, *given,
+                    *plan.rules, state, q, minima, scale, 0 if shifts is None else shifts,
                     0 if b is None else bt.data.ptr)  # fmt: skip
-            rows_kernel((row_blocks, items, 2), (_PROBE_THREADS,), args, shared_mem=stage)
+            plan.rows_kernel(
+                (plan.row_blocks, items, 2), (_PROBE_THREADS,), args, shared_mem=plan.stage
+            )
         side = _fork_point(cp)  # the rows are queued: the test may start from here
         reads: list[Callable[[], np.ndarray]] = []
 
@@ -1508,15 +1646,12 @@ class CudaEngine(Engine):
             right after the rows and runs beside the test."""
             if not reads:
                 with side(), phase("guarantee", self._clock):
-                    pairs = self._probe_kernel(f"oz_probe_pairs_{part}")
-                    grid = (-(-n // _PROBE_ROWS), -(-m // _PROBE_ROWS))
                     for b0 in range(0, batch, _GRID_Z):
                         items = min(_GRID_Z, batch - b0)
-                        pairs((*grid, items), (_PROBE_PAIR_THREADS,),
-                              (batch, b0, m, n, width, minima, scale, state))  # fmt: skip
-                    blocks = max(1, min(-(-batch * (m + n) // _THREADS), 4 * self._sm_count))
-                    deficits = self._probe_kernel("oz_probe_deficits")
-                    deficits((blocks,), (_THREADS,), (state, q, batch, m, n, never))
+                        args = (batch, b0, m, n, plan.width, minima, scale, state)
+                        plan.pairs_kernel((*plan.pair_grid, items), (_PROBE_PAIR_THREADS,), args)
+                    args = (state, q, batch, m, n, plan.never)
+                    plan.deficits_kernel((plan.deficit_blocks,), (_THREADS,), args)
                     reads.append(_read_async(cp, state, _PROBE_OUT))
             return reads[0]
 
@@ -1530,8 +1665,8 @@ class CudaEngine(Engine):
         if shifts is not None:  # A's rows, then Bt's: arrays on its memory (no slicing)
             at = state.data + (shifts - state.data.ptr)
             shifts = (
-                cp.ndarray((*batch_shape, m), cp.int32, at),
-                cp.ndarray((*batch_shape, n), cp.int32, at + 4 * batch * m),
+                cp.ndarray((*plan.batch_shape, m), cp.int32, at),
+                cp.ndarray((*plan.batch_shape, n), cp.int32, at + 4 * batch * m),
             )
         return PendingProbe(result, shifts, bt)
 
