@@ -122,12 +122,31 @@ def _probes(monkeypatch):
     return seen
 
 
+@pytest.fixture(params=["prepared", "general"])
+def default_path(request, monkeypatch):
+    """Default calls as a user makes them (small ones prepared per signature:
+    ``linalg._guaranteed_product``) and, for comparison, all on the general path
+    (``guaranteed_matmul``, whose own probe queues the speculative product)."""
+    if request.param == "general":
+        from ozfft import linalg
+
+        prepared = linalg._prepared_product
+
+        def explicit_only(a, b, precision, moduli, *rest):
+            return None if moduli is None else prepared(a, b, precision, moduli, *rest)
+
+        monkeypatch.setattr(linalg, "_prepared_product", explicit_only)
+    return request.param
+
+
 @pytest.mark.parametrize("dtype", [np.float32, np.float64, np.complex64, np.complex128])
 @pytest.mark.parametrize(
     "shape",
     [(5, 64, 64, 64), (3, 37, 50, 29), (1, 130, 64, 70), (2, 70, 300, 33), (1, 96, 1000, 80)],
 )
-def test_default_calls_with_the_probe_are_the_numpy_engines(dtype, shape, rng, monkeypatch):
+def test_default_calls_with_the_probe_are_the_numpy_engines(
+    dtype, shape, rng, monkeypatch, default_path
+):
     batch, m, k, n = shape
     probes = _probes(monkeypatch)
     for phi in (0.5, 8.0):  # the probe proves the default count; it does not
@@ -135,19 +154,19 @@ def test_default_calls_with_the_probe_are_the_numpy_engines(dtype, shape, rng, m
         b = phi_matrix(rng, (batch, k, n), phi, dtype)
         probes.clear()
         got = cp.asnumpy(ozfft.matmul(cp.asarray(a), cp.asarray(b)))
-        assert len(probes) == 1 and probes[0] is not None
+        assert len(probes) == 1
         np.testing.assert_array_equal(got, ozfft.matmul(a, b))
         plan = matmul_plan(a, b)
         proved = probes[0].deficit_a <= 0 and probes[0].deficit_b <= 0
         assert (plan.reason == "default moduli proved (tiled bound)") == proved
         probes.clear()  # the plan alone on the GPU: the same probe, the same plan
         assert matmul_plan(cp.asarray(a), cp.asarray(b)) == plan
-        assert len(probes) == 1 and probes[0] is not None
+        assert len(probes) == 1
         if phi == 0.5 and np.dtype(dtype) in (np.float64, np.complex128):
             assert proved
 
 
-def test_near_overflow_truncates_as_the_numpy_engine(rng, monkeypatch):
+def test_near_overflow_truncates_as_the_numpy_engine(rng, monkeypatch, default_path):
     probes = _probes(monkeypatch)
     a = phi_matrix(rng, (4, 20, 24), 0.5, np.float64) * 2.0**510
     b = phi_matrix(rng, (4, 24, 11), 0.5, np.float64) * 2.0**510
@@ -160,7 +179,7 @@ def test_near_overflow_truncates_as_the_numpy_engine(rng, monkeypatch):
     np.testing.assert_array_equal(got, want)
 
 
-def test_probe_counts_non_finite_entries_once(rng, monkeypatch):
+def test_probe_counts_non_finite_entries_once(rng, monkeypatch, default_path):
     """NaN and Inf entries (counted by the blocks of the first column / row tile, over
     several tiles and items) are refused with the staged path's message: the operand (A
     first) and the count; the probe raised it."""
@@ -269,6 +288,25 @@ def test_the_deferred_test_waits_for_the_rows_on_a_users_stream(rng):
         got = ozfft.matmul(da, db)
         stream.synchronize()
     np.testing.assert_array_equal(cp.asnumpy(got), ozfft.matmul(a, b))
+
+
+def test_prepared_default_call_out_of_memory_states_its_product(rng):
+    """A prepared default call whose B the probe must copy (every other column of a wider
+    stack) raises DeviceMemoryError naming the product's m x k x n where that copy does not
+    fit, as the general path's decision does."""
+    a = cp.asarray(phi_matrix(rng, (20, 48, 64), 0.5, np.complex128))
+    wide = cp.asarray(phi_matrix(rng, (20, 64, 60), 0.5, np.complex128))
+    b = wide[..., ::2]  # (20, 64, 30), not C-contiguous: the probe prepares Bt's rows
+    want = ozfft.matmul(cp.asnumpy(a), cp.asnumpy(b))
+    np.testing.assert_array_equal(cp.asnumpy(ozfft.matmul(a, b)), want)  # (prepared here)
+    pool = cp.cuda.MemoryPool()
+    pool.set_limit(size=1024)
+    with cp.cuda.using_allocator(pool.malloc):
+        with pytest.raises(ozfft.DeviceMemoryError, match="48x64x30 product needs") as e:
+            ozfft.matmul(a, b)
+    assert e.value.needed_bytes > 0
+    pool.free_all_blocks()
+    np.testing.assert_array_equal(cp.asnumpy(ozfft.matmul(a, b)), want)
 
 
 def test_probe_out_of_memory_states_its_bytes(rng):

@@ -599,14 +599,30 @@ def test_default_calls_prepared_per_signature(a_shape, b_shape, b_layout, dtype,
     np.testing.assert_array_equal(cp.asnumpy(ozfft.matmul(da, db)), ozfft.matmul(a, b))
     assert len(validated) == 2
     got = ozfft.matmul(da, db, precision="fp32")  # other options: another signature
-    assert len(validated) >= 3
+    assert len(validated) == 3
     np.testing.assert_array_equal(cp.asnumpy(got), ozfft.matmul(a, b, precision="fp32"))
+    ozfft.matmul(da, db, precision="fp32")  # (prepared as well: not validated again)
+    assert len(validated) == 3
+    if np.dtype(dtype).char in "dD":  # near overflow: the product rounded apart, decided
+        # from the same probe (the NumPy engine's bits)
+        a, b, da, db = operands(0.5)
+        big = 2.0**510
+        decided.clear()
+        with np.errstate(over="ignore", invalid="ignore"):
+            want = ozfft.matmul(a * big, b * big)
+        got = ozfft.matmul(da * big, db * big)
+        assert decided == [True]
+        np.testing.assert_array_equal(cp.asnumpy(got), want)
 
 
-def test_explicit_calls_that_are_not_prepared(rng, monkeypatch):
-    """Calls the prepared path leaves to the general one: numpy operands, out=, mixed
-    dtypes, broadcast batches; each validated on every call, each the NumPy engine's bits."""
+@pytest.mark.parametrize("kw", [{"moduli": 12}, {}])
+def test_calls_that_are_not_prepared(kw, rng, monkeypatch):
+    """Calls the prepared path leaves to the general one, with an explicit count and with
+    the default one: numpy operands, out=, mixed dtypes, broadcast batches, and (default
+    count) a product past the speculative work; each validated on every call, each the
+    NumPy engine's bits."""
     from ozfft import linalg
+    from ozfft.scheme import gemm
 
     validated = []
     prepare = linalg._prepare
@@ -616,17 +632,21 @@ def test_explicit_calls_that_are_not_prepared(rng, monkeypatch):
     da, db = cp.asarray(a), cp.asarray(b)
     a32 = a.astype(np.float32)
     calls = [  # (the call, the NumPy engine's result of it)
-        (lambda: ozfft.matmul(a, b, moduli=12), lambda: ozfft.matmul(a, b, moduli=12)),
+        (lambda: ozfft.matmul(a, b, **kw), lambda: ozfft.matmul(a, b, **kw)),
         (
-            lambda: ozfft.matmul(da, db, cp.empty((2, 20, 12)), moduli=12),
-            lambda: ozfft.matmul(a, b, moduli=12),
+            lambda: ozfft.matmul(da, db, cp.empty((2, 20, 12)), **kw),
+            lambda: ozfft.matmul(a, b, **kw),
         ),
         (
-            lambda: ozfft.matmul(cp.asarray(a32), db, moduli=12),
-            lambda: ozfft.matmul(a32, b, moduli=12),
+            lambda: ozfft.matmul(cp.asarray(a32), db, **kw),
+            lambda: ozfft.matmul(a32, b, **kw),
         ),
-        (lambda: ozfft.matmul(da, db[:1], moduli=12), lambda: ozfft.matmul(a, b[:1], moduli=12)),
+        (lambda: ozfft.matmul(da, db[:1], **kw), lambda: ozfft.matmul(a, b[:1], **kw)),
     ]
+    if not kw:  # the default count's product queued before the probe's answer: at most
+        # _SPECULATE_WORK (batch m n k); past it, the general path
+        monkeypatch.setattr(gemm, "_SPECULATE_WORK", 2 * 20 * 12 * 16 - 1)
+        calls.append((lambda: ozfft.matmul(da, db), lambda: ozfft.matmul(a, b)))
     for call, reference in calls:
         want = reference()
         validated.clear()
@@ -634,7 +654,8 @@ def test_explicit_calls_that_are_not_prepared(rng, monkeypatch):
         assert len(validated) >= 2  # (a first call that only declines validates once more)
         for got in (first, second):
             np.testing.assert_array_equal(np.asarray(cp.asnumpy(got)), want)
-    assert linalg._prepared_product(a, b, "fp64", 12, "fast", None) is None  # numpy: never
+    moduli = kw.get("moduli")
+    assert linalg._prepared_product(a, b, "fp64", moduli, "fast", None) is None  # numpy: never
 
 
 def test_flagged_counts_read_and_recover():

@@ -351,17 +351,19 @@ def _product(
     rounded to ``out_dtype``, Phase A on
     ``moduli`` (a count of INT8 moduli, or a residue system; a complex product on its
     Gaussian stand-in, :func:`_phase_a_moduli`); ``residues`` caches residue stacks by
-    ``(id(x), id(shift))``; ``checks``: statistics whose deferred NaN/Inf tests run once
-    both residue stacks are queued (the GPU stays busy while the host waits)."""
+    ``(id(x), id(shift))`` for the stages (a product the engine runs in one pass,
+    :meth:`~ozfft.engines.base.Engine.fused_product`, forms its own: the split parts of a
+    small product each take one launch); ``checks``: statistics whose deferred NaN/Inf
+    tests run once both residue stacks are queued (the GPU stays busy while the host
+    waits)."""
     moduli, complex_method = _phase_a_moduli(
         _moduli_of(moduli), engine.xp.iscomplexobj(a), complex_method
     )
-    if residues is None:
-        out = engine.fused_product(a, bt, shift_a, shift_b, moduli, out_dtype, rounding=rounding)
-        if out is not None:
-            for stats in checks:
-                stats.check_finite()
-            return out
+    out = engine.fused_product(a, bt, shift_a, shift_b, moduli, out_dtype, rounding=rounding)
+    if out is not None:
+        for stats in checks:
+            stats.check_finite()
+        return out
     cache = {} if residues is None else residues
 
     def res(x: Any, shift: Any) -> Any:
@@ -1321,14 +1323,15 @@ def guaranteed_product_executor(
         return None
 
     def run(a: Any, b: Any) -> tuple[Any | None, PendingProbe]:
-        with _plan_memory(engine, a, b):
+        with _plan_memory(engine, a, engine.xp.swapaxes(b, -1, -2)):
             out, pending = probed_product(a, b)
             result = pending()
         if result.deficit_a > 0 or result.deficit_b > 0 or _near_overflow(result.maxima, out_bits):
             return None, pending
-        if logger.isEnabledFor(logging.DEBUG):
+        if logger.isEnabledFor(logging.DEBUG):  # (as _probed_single's line: a and Bt's shapes)
             logger.debug("ozaki-II %s: %s @ %s, plan %s (%s, one-pass probe, prepared)",
-                         engine.name, a.shape, b.shape, plan.describe(), plan.reason)  # fmt: skip
+                         engine.name, a.shape, pending.bt.shape, plan.describe(),
+                         plan.reason)  # fmt: skip
         return out, pending
 
     return run
