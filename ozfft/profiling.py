@@ -19,7 +19,7 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager, nullcontext
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -88,13 +88,20 @@ def profile_phases() -> Iterator[PhaseProfile]:
         prof._resolve()
 
 
-@contextmanager
-def phase(name: str, clock: Clock) -> Iterator[None]:
-    """Engines: time the enclosed work as phase ``name`` when profiling is active."""
+#: what :func:`phase` returns outside a profiled block (reusable, nestable)
+_UNTIMED = nullcontext()
+
+
+def phase(name: str, clock: Clock) -> AbstractContextManager[None]:
+    """Engines: time the enclosed work as phase ``name`` when profiling is active; else a
+    shared context that does nothing (no generator is made: small calls enter several
+    phases each)."""
     prof = _active()
-    if prof is None:
-        yield
-        return
+    return _UNTIMED if prof is None else _timed(prof, name, clock)
+
+
+@contextmanager
+def _timed(prof: PhaseProfile, name: str, clock: Clock) -> Iterator[None]:
     start = clock.mark()
     try:
         yield

@@ -442,41 +442,58 @@ def test_engine_reads_b_in_place_only_where_it_may(rng, monkeypatch):
         np.testing.assert_array_equal(cp.asnumpy(got), cp.asnumpy(want))
 
 
+#: signatures of the prepared-call tests: operand shapes and B's layout ("c": C-contiguous,
+#: "transposed": a transposed view whose Bt is C-contiguous, "strided": every other column)
+PREPARED_SIGNATURES = [
+    ((4, 64, 64), (4, 64, 64), "c"), ((2, 3, 37, 50), (2, 3, 50, 29), "c"),
+    ((70, 40), (40, 45), "c"), ((70, 40), (45, 40), "transposed"),
+    ((3, 20, 12), (3, 12, 9), "c"), ((3, 64, 33), (3, 33, 97), "strided"),
+]  # fmt: skip
+
+
+def _laid_out_operands(rng, a_shape, b_shape, b_layout, dtype, phi):
+    """``(a, b, da, db)``: phi-matrices on the host and on the device, B laid out as
+    ``b_layout`` says (the host copy the same view where it is transposed)."""
+    a = phi_matrix(rng, a_shape, phi, dtype)
+    b = phi_matrix(rng, b_shape, phi, dtype)
+    da, db = cp.asarray(a), cp.asarray(b)
+    if b_layout == "transposed":  # B = a transposed view (its Bt is C-contiguous)
+        b, db = b.T, db.T
+    elif b_layout == "strided":  # every other column of a wider array
+        wide = cp.zeros((*b.shape[:-1], 2 * b.shape[-1]), dtype)
+        wide[..., ::2] = db
+        db = wide[..., ::2]
+    return a, b, da, db
+
+
+def _count_validations(monkeypatch, device_only: bool = True) -> list:
+    """The validations (``linalg._prepare``) of the calls that follow, one entry each
+    (``device_only``: of the device calls; the NumPy engine's, the references, not)."""
+    from ozfft import linalg
+
+    validated = []
+    prepare = linalg._prepare
+
+    def counted(a, b):
+        validated.extend([1] if isinstance(a, cp.ndarray) or not device_only else [])
+        return prepare(a, b)
+
+    monkeypatch.setattr(linalg, "_prepare", counted)
+    return validated
+
+
 @pytest.mark.parametrize("dtype", DTYPES)
-@pytest.mark.parametrize(
-    "a_shape, b_shape, b_layout",
-    [((4, 64, 64), (4, 64, 64), "c"), ((2, 3, 37, 50), (2, 3, 50, 29), "c"),
-     ((70, 40), (40, 45), "c"), ((70, 40), (45, 40), "transposed"),
-     ((3, 20, 12), (3, 12, 9), "c"), ((3, 64, 33), (3, 33, 97), "strided")],
-)  # fmt: skip
+@pytest.mark.parametrize("a_shape, b_shape, b_layout", PREPARED_SIGNATURES)
 def test_explicit_calls_prepared_per_signature(a_shape, b_shape, b_layout, dtype, rng, monkeypatch):
     """An explicit-count call on device operands is validated and planned once per
     signature (ozfft.linalg._prepared_product): later calls only allocate, launch and read
     (binary32 operands converted first), with the bits of the NumPy engine on new values of
     the same layout, their own NaN/Inf test, and a new plan where a variable (OZFFT_SLICES)
     or the layout changes."""
-    from ozfft import linalg
-
-    validated = []  # (the device calls' validations: the NumPy engine's are the reference)
-    prepare = linalg._prepare
-
-    def counted(a, b):
-        validated.extend([1] if isinstance(a, cp.ndarray) else [])
-        return prepare(a, b)
-
-    monkeypatch.setattr(linalg, "_prepare", counted)
+    validated = _count_validations(monkeypatch)
 
     def operands():
-        a = phi_matrix(rng, a_shape, 2.0, dtype)
-        b = phi_matrix(rng, b_shape, 2.0, dtype)
-        da, db = cp.asarray(a), cp.asarray(b)
-        if b_layout == "transposed":  # B = a transposed view (its Bt is C-contiguous)
-            b, db = b.T, db.T
-        elif b_layout == "strided":  # every other column of a wider array
-            wide = cp.zeros((*b.shape[:-1], 2 * b.shape[-1]), dtype)
-            wide[..., ::2] = db
-            db = wide[..., ::2]
-        return a, b, da, db
+        return _laid_out_operands(rng, a_shape, b_shape, b_layout, dtype, 2.0)
 
     for _ in range(3):
         a, b, da, db = operands()
@@ -520,12 +537,7 @@ def test_explicit_calls_prepared_per_signature(a_shape, b_shape, b_layout, dtype
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
-@pytest.mark.parametrize(
-    "a_shape, b_shape, b_layout",
-    [((4, 64, 64), (4, 64, 64), "c"), ((2, 3, 37, 50), (2, 3, 50, 29), "c"),
-     ((70, 40), (40, 45), "c"), ((70, 40), (45, 40), "transposed"),
-     ((3, 20, 12), (3, 12, 9), "c"), ((3, 64, 33), (3, 33, 97), "strided")],
-)  # fmt: skip
+@pytest.mark.parametrize("a_shape, b_shape, b_layout", PREPARED_SIGNATURES)
 def test_default_calls_prepared_per_signature(a_shape, b_shape, b_layout, dtype, rng, monkeypatch):
     """A default-count call on device operands is validated and planned once per signature
     (ozfft.linalg._guaranteed_product): later calls queue the one-pass probe and the product
@@ -536,13 +548,10 @@ def test_default_calls_prepared_per_signature(a_shape, b_shape, b_layout, dtype,
     from ozfft import linalg
     from ozfft.engines.cuda import engine as cuda_engine_module
 
-    validated, decided, probes = [], [], []
-    prepare, decide = linalg._prepare, linalg.guaranteed_matmul
+    validated = _count_validations(monkeypatch)
+    decided, probes = [], []
+    decide = linalg.guaranteed_matmul
     run_probe = cuda_engine_module.CudaEngine._run_probe
-
-    def counted(a, b):
-        validated.extend([1] if isinstance(a, cp.ndarray) else [])
-        return prepare(a, b)
 
     def counted_decision(engine, *args, **kwargs):
         decided.extend([] if engine.xp is np else [kwargs.get("probed") is not None])
@@ -552,21 +561,11 @@ def test_default_calls_prepared_per_signature(a_shape, b_shape, b_layout, dtype,
         probes.append(1)
         return run_probe(self, *args, **kwargs)
 
-    monkeypatch.setattr(linalg, "_prepare", counted)
     monkeypatch.setattr(linalg, "guaranteed_matmul", counted_decision)
     monkeypatch.setattr(cuda_engine_module.CudaEngine, "_run_probe", counted_probe)
 
     def operands(phi):
-        a = phi_matrix(rng, a_shape, phi, dtype)
-        b = phi_matrix(rng, b_shape, phi, dtype)
-        da, db = cp.asarray(a), cp.asarray(b)
-        if b_layout == "transposed":  # B = a transposed view (its Bt is C-contiguous)
-            b, db = b.T, db.T
-        elif b_layout == "strided":  # every other column of a wider array
-            wide = cp.zeros((*b.shape[:-1], 2 * b.shape[-1]), dtype)
-            wide[..., ::2] = db
-            db = wide[..., ::2]
-        return a, b, da, db
+        return _laid_out_operands(rng, a_shape, b_shape, b_layout, dtype, phi)
 
     for phi in (0.5, 0.5, 8.0, 0.5, 8.0):  # (8: wide ranges, which the test does not prove)
         a, b, da, db = operands(phi)
@@ -624,9 +623,7 @@ def test_calls_that_are_not_prepared(kw, rng, monkeypatch):
     from ozfft import linalg
     from ozfft.scheme import gemm
 
-    validated = []
-    prepare = linalg._prepare
-    monkeypatch.setattr(linalg, "_prepare", lambda a, b: validated.append(1) or prepare(a, b))
+    validated = _count_validations(monkeypatch, device_only=False)
     a = phi_matrix(rng, (2, 20, 16), 1.0)
     b = phi_matrix(rng, (2, 16, 12), 1.0)
     da, db = cp.asarray(a), cp.asarray(b)

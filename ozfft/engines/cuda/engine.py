@@ -2143,9 +2143,10 @@ def _read_async(cp: Any, values: Any, count: int) -> Callable[[], np.ndarray]:
 
 
 def _stack_shifts(cp: Any, shift: Any, batch: int, rows: int) -> Any:
-    """Row shifts ``(..., rows)`` as a C-contiguous int32 ``(batch, rows)`` array (the
-    array itself where it is one already)."""
-    if shift.dtype == np.int32 and shift.ndim == 2 and shift.flags.c_contiguous:
+    """Row shifts ``(..., rows)`` as C-contiguous int32 memory of ``batch`` rows of ``rows``
+    (the array itself where it is such memory already, whatever its shape: the kernels
+    read its address)."""
+    if shift.dtype == np.int32 and shift.flags.c_contiguous and shift.size == batch * rows:
         return shift
     return cp.ascontiguousarray(shift.reshape(batch, rows).astype(cp.int32, copy=False))
 
