@@ -598,6 +598,47 @@ class _ProbingEngine(NumpyEngine):
         return base.PendingProbe(lambda: probe)
 
 
+class _PreparingEngine(_ProbingEngine):
+    """A :class:`_ProbingEngine` asked to prepare the default call's probe and product
+    (``Engine.probed_product_executor``): it checks the probe's arguments as
+    ``tiled_plan_probe`` does, records the product's, and prepares nothing."""
+
+    def probed_product_executor(self, a, bt, *, moduli, out_dtype, rounding, **rules):
+        self.tiled_plan_probe(a, bt, **rules)  # (asserts the staged test's arguments)
+        self.product = (moduli, out_dtype, rounding)
+        return None
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.complex64, np.complex128])
+@pytest.mark.parametrize("k", [1, 24, 64, 128, 129])
+def test_the_prepared_default_call_asks_the_general_paths_probe(dtype, k, rng):
+    """``guaranteed_product_executor`` (linalg's prepared default calls) asks the engine
+    for the probe ``guaranteed_matmul``'s one-pass probe runs (the staged test's
+    integers), and for the product on the default count's moduli, rounded once; past
+    SUBSET inner indices (and where the product is exact) it asks for nothing."""
+    compute = np.complex128 if np.dtype(dtype).kind == "c" else np.float64
+    a = phi_matrix(rng, (3, 20, k), 0.5, compute)
+    b = phi_matrix(rng, (3, k, 11), 0.5, compute)
+    out_bits = 24 if np.dtype(dtype) in (np.float32, np.complex64) else 53
+    kw = {"precision": _precision(dtype), "mode": "fast", "out_bits": out_bits}
+    engine = _PreparingEngine()
+    got = scheme.guaranteed_product_executor(
+        engine, a, b, out_dtype=np.dtype(dtype), phase_a="int8", **kw
+    )
+    assert got is None  # (the engine prepared nothing)
+    general = _ProbingEngine()
+    scheme.guaranteed_matmul(general, a, b, out_dtype=np.dtype(dtype), exact_bits=(53, 53), **kw)
+    assert len(engine.probes) == len(general.probes)  # (k = 1 real: exact, no probe)
+    assert len(general.probes) == (1 < k <= scheme.SUBSET) or k == 1
+    if engine.probes:
+        assert engine.probes[0] == general.probes[0]
+        moduli, out_dtype, rounding = engine.product
+        is_complex = compute == np.complex128
+        plan = scheme.MatmulPlan(scheme.default_moduli(kw["precision"], "fast"))
+        assert moduli == scheme._phase_a_moduli(plan.system, is_complex, "gaussian")[0]
+        assert (out_dtype, rounding) == (np.dtype(dtype), scheme.SINGLE_ROUNDING)
+
+
 @pytest.mark.parametrize(
     "dtype, case",
     [(d, c) for d in (np.float64, np.complex128) for c in ("proved", "wide", "near_overflow")]

@@ -49,7 +49,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from .._logging import logger
-from ..engines.base import Engine, PendingProbe, check_complex_method
+from ..engines.base import Engine, PendingProbe, TiledProbe, check_complex_method
 from ..errors import DeviceMemoryError, NonFiniteInputError
 from ..ozaki.bounds import (
     INDEX_HASH_MIX,
@@ -1064,7 +1064,7 @@ def plan_matmul(
     A device allocation failure of the decision's own work is raised as
     :class:`DeviceMemoryError` (with a lower estimate of the bytes it needs).
     """
-    with _plan_memory(engine, a, bt):
+    with _plan_memory(engine, a, bt.shape[-2]):
         planner = _Planner(
             engine,
             a,
@@ -1083,10 +1083,11 @@ def plan_matmul(
 
 
 @contextmanager
-def _plan_memory(engine: Engine, a: Any, bt: Any) -> Iterator[None]:
-    """A device allocation failure of the decision's own work raised as
-    :class:`DeviceMemoryError` with a lower estimate of the bytes it needs (the NumPy
-    engine's ``MemoryError`` and the engines' own ``DeviceMemoryError`` pass through)."""
+def _plan_memory(engine: Engine, a: Any, n: int) -> Iterator[None]:
+    """A device allocation failure of the decision's own work on ``a`` and an operand of
+    ``n`` columns raised as :class:`DeviceMemoryError` with a lower estimate of the bytes
+    it needs (the NumPy engine's ``MemoryError`` and the engines' own
+    ``DeviceMemoryError`` pass through)."""
     try:
         yield
     except DeviceMemoryError:
@@ -1095,7 +1096,6 @@ def _plan_memory(engine: Engine, a: Any, bt: Any) -> Iterator[None]:
         if engine.xp is np:
             raise
         m, k = a.shape[-2:]
-        n = bt.shape[-2]
         parts = 2 if engine.xp.iscomplexobj(a) else 1
         needed = 8 * (4 * _BLOCK_ENTRIES + (m + n) * k * parts)
         what = f"the accuracy plan of an emulated {m}x{k}x{n} product"
@@ -1170,6 +1170,28 @@ def _probed_plan(
     return r, plan, plan.system.budget_bits
 
 
+def _probe_rules(r: int, budget: int, parts: int, k: int, size: int) -> dict[str, int]:
+    """The integers :meth:`~ozfft.engines.base.Engine.tiled_plan_probe` takes for the
+    default count's test (:func:`_probed_plan`'s ``r`` and ``budget``) of products with
+    ``parts * k`` terms an output, over ``size`` inner indices (k, or the subset's):
+    as :class:`_Pairing` forms them, from the indices of the products."""
+    g = lower_bound_bits(parts * size)
+    return {
+        "budget_bits": budget,
+        "lower_bound_bits": g,
+        "pairing_offset": pairing_offset(r, g),
+        "terms": parts * k,
+        "never": _NEVER,
+        "tile": TILE,
+    }
+
+
+def _proves(result: TiledProbe) -> bool:
+    """Whether the probe's :class:`~ozfft.engines.base.TiledProbe` proves the default
+    count (no row of either operand with a deficit)."""
+    return result.deficit_a <= 0 and result.deficit_b <= 0
+
+
 def _probed_single(
     engine: Engine,
     a: Any,
@@ -1212,19 +1234,9 @@ def _probed_single(
     r, plan, budget = setup
 
     def probe(size: int, **given: Any) -> Callable | None:
-        g = lower_bound_bits(parts * size)  # as _Pairing: the indices of the products
         with timer("guarantee"):
-            pending = engine.tiled_plan_probe(
-                a,
-                b_t.for_probe,
-                budget_bits=budget,
-                lower_bound_bits=g,
-                pairing_offset=pairing_offset(r, g),
-                terms=parts * k,
-                never=_NEVER,
-                tile=TILE,
-                **given,
-            )
+            rules = _probe_rules(r, budget, parts, k, size)
+            pending = engine.tiled_plan_probe(a, b_t.for_probe, **rules, **given)
         if pending is not None:
             b_t.take(pending.bt)
         return pending
@@ -1268,7 +1280,7 @@ def _probed_single(
             pending()  # the probe counted the same entries: its error, A first, is the answer
             raise
     result = pending()
-    if result.deficit_a > 0 or result.deficit_b > 0:
+    if not _proves(result):
         return None, _Reuse(stats, _PICK if stats is None else index, tiled_failed=True)
     logger.debug("ozaki-II %s: %s @ %s, plan %s (%s, one-pass probe)", engine.name, a.shape,
                  b_t.view.shape, plan.describe(), plan.reason)  # fmt: skip
@@ -1312,21 +1324,19 @@ def guaranteed_product_executor(
     if setup is None or math.prod(batch) * m * b.shape[-1] * k > _SPECULATE_WORK:
         return None
     r, plan, budget = setup
-    g = lower_bound_bits(parts * k)
     system, _ = _phase_a_moduli(plan.system, is_complex, "gaussian")
     probed_product = engine.probed_product_executor(
-        a, engine.xp.swapaxes(b, -1, -2), budget_bits=budget, lower_bound_bits=g,
-        pairing_offset=pairing_offset(r, g), terms=parts * k, never=_NEVER, tile=TILE,
+        a, engine.xp.swapaxes(b, -1, -2), **_probe_rules(r, budget, parts, k, k),
         moduli=system, out_dtype=out_dtype, rounding=SINGLE_ROUNDING,
     )  # fmt: skip
     if probed_product is None:
         return None
 
     def run(a: Any, b: Any) -> tuple[Any | None, PendingProbe]:
-        with _plan_memory(engine, a, engine.xp.swapaxes(b, -1, -2)):
+        with _plan_memory(engine, a, b.shape[-1]):
             out, pending = probed_product(a, b)
             result = pending()
-        if result.deficit_a > 0 or result.deficit_b > 0 or _near_overflow(result.maxima, out_bits):
+        if not _proves(result) or _near_overflow(result.maxima, out_bits):
             return None, pending
         if logger.isEnabledFor(logging.DEBUG):  # (as _probed_single's line: a and Bt's shapes)
             logger.debug("ozaki-II %s: %s @ %s, plan %s (%s, one-pass probe, prepared)",
@@ -1468,7 +1478,7 @@ def _decision(
     the default count (:func:`_probed_single`; ``compute``: with the product; ``probed``:
     that probe, run already), else None, :func:`plan_matmul`'s plan and its planner
     (reusing what the probe formed)."""
-    with _plan_memory(engine, a, b_t.view):
+    with _plan_memory(engine, a, b_t.view.shape[-2]):
         probed, reuse = _probed_single(
             engine, a, b_t, precision=precision, mode=mode, out_dtype=out_dtype,
             out_bits=out_bits, complex_method=complex_method, phase_a=phase_a, timer=timer,
