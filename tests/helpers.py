@@ -45,10 +45,10 @@ def staged_tiled_probe(engine, a, bt, *, budget_bits: int, r: int):
     """The accuracy plan's tiled test as ``ozfft.scheme.gemm`` stages it on ``engine``
     (statistics, 1-norm exponents, ``_Pairing.tiled``, ``_side_deficit``) for prepared
     operands ``a``, ``bt`` (fast mode), a truncation budget ``2**-r`` and the shifts of the
-    CRT budget ``budget_bits``: ``(TiledProbe, kwargs, index)``, the kwargs those of
+    CRT budget ``budget_bits``: ``(TiledProbe, rules, index)``, the ``ProbeRules`` of
     ``Engine.tiled_plan_probe`` that ask for the same test, ``index`` the inner indices of
     its lower-bound products (None: all of k)."""
-    from ozfft.engines.base import TiledProbe
+    from ozfft.engines.base import ProbeRules, TiledProbe
     from ozfft.ozaki import bounds
     from ozfft.scheme import gemm as scheme
 
@@ -66,13 +66,13 @@ def staged_tiled_probe(engine, a, bt, *, budget_bits: int, r: int):
         deficits.append(int(scheme._side_deficit(xp, op, sigma, op.zero, pair, g, r)))
     maxima = tuple(int(v) for v in scheme._to_host(xp, planner._maxima_on_device()))
     k = a.shape[-1]
-    kwargs = {
-        "budget_bits": budget_bits,
-        "lower_bound_bits": g,
-        "pairing_offset": bounds.pairing_offset(r, g),
-        "terms": 2 * k if xp.iscomplexobj(a) else k,
-        "never": scheme._NEVER,
-        "tile": scheme.TILE,
-    }
+    rules = ProbeRules(
+        budget_bits=budget_bits,
+        lower_bound_bits=g,
+        pairing_offset=bounds.pairing_offset(r, g),
+        terms=2 * k if xp.iscomplexobj(a) else k,
+        never=scheme._NEVER,
+        tile=scheme.TILE,
+    )
     index = scheme._subset(engine, a, bt, k)
-    return TiledProbe(deficits[0], deficits[1], maxima), kwargs, index
+    return TiledProbe(deficits[0], deficits[1], maxima), rules, index

@@ -70,14 +70,14 @@ def test_probe_is_the_staged_tiled_test(shape, dtype, kind, rng):
             cuda_engine.row_stats(x, name, need_sumsq=True) for x, name in ((da, "a"), (db, "b"))
         )
         for r, count in ((r0, 16), (r0 + 40, 14), (r0 - 30, 20), (r0 + 90, 8)):
-            want, kwargs, index = staged_tiled_probe(
+            want, rules, index = staged_tiled_probe(
                 numpy_engine, xa, xb, budget_bits=int8_system(count).budget_bits, r=r
             )
             index = None if index is None else cp.asarray(index)
-            given = cuda_engine.tiled_plan_probe(da, db, **kwargs, stats=stats, index=index)
+            given = cuda_engine.tiled_plan_probe(da, db, rules, stats=stats, index=index)
             assert given() == want, (items, r, count, "given")
             assert given.shifts is None  # (the staged statistics' product forms its own)
-            small = cuda_engine.tiled_plan_probe(da, db, **kwargs)
+            small = cuda_engine.tiled_plan_probe(da, db, rules)
             assert (small is None) == (k > 64)
             if small is not None:
                 # the rows' fast-mode shifts for the budget, as the staged stages form them
@@ -88,7 +88,7 @@ def test_probe_is_the_staged_tiled_test(shape, dtype, kind, rng):
                 assert small.bt is db  # (prepared already: no copy)
                 # B read in place: Bt's transposed view, whose rows the kernel writes
                 b_rows = cp.ascontiguousarray(db.swapaxes(-1, -2))
-                in_place = cuda_engine.tiled_plan_probe(da, b_rows.swapaxes(-1, -2), **kwargs)
+                in_place = cuda_engine.tiled_plan_probe(da, b_rows.swapaxes(-1, -2), rules)
                 assert in_place() == want, (items, r, count, "in place")
                 for got, expected in zip(in_place.shifts, small.shifts, strict=True):
                     np.testing.assert_array_equal(cp.asnumpy(got), cp.asnumpy(expected))
@@ -232,8 +232,8 @@ def test_probe_prepares_a_view_it_cannot_read_in_place(dtype, rng):
     budget = int8_system(16).budget_bits
     for b, db in views:
         bt = np.ascontiguousarray(b.swapaxes(-1, -2))
-        want, kwargs, _ = staged_tiled_probe(numpy_engine, a, bt, budget_bits=budget, r=r)
-        pending = cuda_engine.tiled_plan_probe(da, db.swapaxes(-1, -2), **kwargs)
+        want, rules, _ = staged_tiled_probe(numpy_engine, a, bt, budget_bits=budget, r=r)
+        pending = cuda_engine.tiled_plan_probe(da, db.swapaxes(-1, -2), rules)
         assert pending() == want
         assert pending.bt.flags.c_contiguous
         np.testing.assert_array_equal(cp.asnumpy(pending.bt), bt)
@@ -269,20 +269,20 @@ def test_the_deferred_test_waits_for_the_rows_on_a_users_stream(rng):
     b = _data(rng, "phi", (batch, k, n), np.complex128)  # count: the product is queued first)
     bt = np.ascontiguousarray(b.swapaxes(-1, -2))
     r = bounds.truncation_budget(2 * k, "fp64", 53, 1)
-    want, kwargs, _ = staged_tiled_probe(
+    want, rules, _ = staged_tiled_probe(
         numpy_engine, a, bt, budget_bits=int8_system(16).budget_bits, r=r
     )
     stream = cp.cuda.Stream(non_blocking=True)
     with stream:
         da, db = cp.asarray(a), cp.asarray(b)
         other = (da * 2.0**40, (db * 2.0**-30).swapaxes(-1, -2))  # (B read in place, too)
-        first = cuda_engine.tiled_plan_probe(*other, **kwargs)
+        first = cuda_engine.tiled_plan_probe(*other, rules)
         assert first().maxima != want.maxima
         busy = cp.ones((4096, 4096))
         stream.synchronize()
         for _ in range(4):  # ~10 ms of work ahead of the probe's rows on this stream
             busy = busy @ busy * (1 / 4096)
-        pending = cuda_engine.tiled_plan_probe(da, db.swapaxes(-1, -2), **kwargs)
+        pending = cuda_engine.tiled_plan_probe(da, db.swapaxes(-1, -2), rules)
         busy @ busy  # more work queued on this stream before the wait
         assert pending() == want
         got = ozfft.matmul(da, db)

@@ -588,12 +588,12 @@ class _ProbingEngine(NumpyEngine):
         super().__init__()
         self.probes: list = []
 
-    def tiled_plan_probe(self, a, bt, **kwargs):
+    def tiled_plan_probe(self, a, bt, rules):
         from tests.helpers import staged_tiled_probe
 
-        r = kwargs["pairing_offset"] - 1 - 2 * kwargs["lower_bound_bits"]
-        probe, expected, _ = staged_tiled_probe(self, a, bt, budget_bits=kwargs["budget_bits"], r=r)
-        assert kwargs == expected
+        r = rules.pairing_offset - 1 - 2 * rules.lower_bound_bits
+        probe, expected, _ = staged_tiled_probe(self, a, bt, budget_bits=rules.budget_bits, r=r)
+        assert rules == expected
         self.probes.append(probe)
         return base.PendingProbe(lambda: probe)
 
@@ -603,8 +603,8 @@ class _PreparingEngine(_ProbingEngine):
     (``Engine.probed_product_executor``): it checks the probe's arguments as
     ``tiled_plan_probe`` does, records the product's, and prepares nothing."""
 
-    def probed_product_executor(self, a, bt, *, moduli, out_dtype, rounding, **rules):
-        self.tiled_plan_probe(a, bt, **rules)  # (asserts the staged test's arguments)
+    def probed_product_executor(self, a, bt, rules, *, moduli, out_dtype, rounding):
+        self.tiled_plan_probe(a, bt, rules)  # (asserts the staged test's arguments)
         self.product = (moduli, out_dtype, rounding)
         return None
 
@@ -689,10 +689,10 @@ class _InPlaceProbeEngine(_ProbingEngine):
         self.prepared.append(x)
         return super().prepare_operand(x)
 
-    def tiled_plan_probe(self, a, bt, **kwargs):
+    def tiled_plan_probe(self, a, bt, rules):
         self.given.append(bt)
         rows = np.ascontiguousarray(bt)
-        pending = super().tiled_plan_probe(a, rows, **kwargs)
+        pending = super().tiled_plan_probe(a, rows, rules)
         return base.PendingProbe(pending.read, pending.shifts, rows)
 
 
@@ -731,18 +731,18 @@ class _GivenStatsEngine(NumpyEngine):
         self.probes: list = []
         self.inside = False  # within the reference (its own statistics and subset)
 
-    def tiled_plan_probe(self, a, bt, *, stats=None, index=None, **kwargs):
+    def tiled_plan_probe(self, a, bt, rules, *, stats=None, index=None):
         from tests.helpers import staged_tiled_probe
 
         if stats is None:
             return None
-        r = kwargs["pairing_offset"] - 1 - 2 * kwargs["lower_bound_bits"]
+        r = rules.pairing_offset - 1 - 2 * rules.lower_bound_bits
         self.inside = True
         probe, expected, subset = staged_tiled_probe(
-            self, a, bt, budget_bits=kwargs["budget_bits"], r=r
+            self, a, bt, budget_bits=rules.budget_bits, r=r
         )
         self.inside = False
-        assert kwargs == expected
+        assert rules == expected
         assert (index is None) == (subset is None)
         assert index is None or np.array_equal(index, subset)
         self.probes.append(probe)

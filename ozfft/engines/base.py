@@ -30,6 +30,7 @@ __all__ = [
     "ArrayFlag",
     "Engine",
     "PendingProbe",
+    "ProbeRules",
     "ResidueStack",
     "RowStats",
     "TiledProbe",
@@ -106,6 +107,29 @@ class TiledProbe:
     deficit_a: int
     deficit_b: int
     maxima: tuple[int, int, int, int]
+
+
+@dataclass(frozen=True)
+class ProbeRules:
+    """The integers of the accuracy plan's tiled test at one moduli count, as
+    :meth:`Engine.tiled_plan_probe` takes them (``ozfft.scheme.gemm`` forms them).
+
+    budget_bits: the CRT budget ``L`` whose fast-mode shifts the test checks.
+    lower_bound_bits: ``g``, the bits of the magnitudes the lower-bound products take.
+    pairing_offset: the pairing rule's constant (:func:`~ozfft.ozaki.bounds.pairing_offset`
+    of the truncation budget and ``g``).
+    terms: real products per output part (``k``, or ``2k`` for complex operands), over
+    which the 1-norm exponents are taken.
+    never: the deficit of a row that no moduli count can serve.
+    tile: rows per tile of the lower-bound products.
+    """
+
+    budget_bits: int
+    lower_bound_bits: int
+    pairing_offset: int
+    terms: int
+    never: int
+    tile: int
 
 
 @dataclass(frozen=True)
@@ -400,13 +424,8 @@ class Engine(abc.ABC):
         self,
         a: Any,
         bt: Any,
+        rules: ProbeRules,
         *,
-        budget_bits: int,
-        lower_bound_bits: int,
-        pairing_offset: int,
-        terms: int,
-        never: int,
-        tile: int,
         moduli: ResidueSystem,
         out_dtype: Any,
         rounding: str,
@@ -423,25 +442,21 @@ class Engine(abc.ABC):
         self,
         a: Any,
         bt: Any,
+        rules: ProbeRules,
         *,
-        budget_bits: int,
-        lower_bound_bits: int,
-        pairing_offset: int,
-        terms: int,
-        never: int,
-        tile: int,
         stats: tuple[RowStats, RowStats] | None = None,
         index: Any | None = None,
     ) -> PendingProbe | None:
         """The accuracy plan's first test in one pass, where this engine has one for the
         shape: the fast-mode statistics of both prepared operands (or ``stats``, from
-        :meth:`row_stats` with ``need_sumsq``), their 1-norm exponents over ``terms``
-        products (:meth:`norm1_exponent_fast`), the shifts for the CRT budget
-        ``budget_bits`` (:meth:`fast_shift`), the lower-bound products of tiles of
-        ``tile`` rows from ``lower_bound_bits``-bit magnitudes of the inner indices
-        ``index`` (None: all of k; their minima over the tile's rows) and the deficits of
-        the pairing rule with ``pairing_offset`` (``never``: the deficit past any count),
-        as ``ozfft.scheme.gemm`` forms them from those stages, in the same integers.
+        :meth:`row_stats` with ``need_sumsq``), their 1-norm exponents over
+        ``rules.terms`` products (:meth:`norm1_exponent_fast`), the shifts for the CRT
+        budget ``rules.budget_bits`` (:meth:`fast_shift`), the lower-bound products of
+        tiles of ``rules.tile`` rows from ``rules.lower_bound_bits``-bit magnitudes of the
+        inner indices ``index`` (None: all of k; their minima over the tile's rows) and the
+        deficits of the pairing rule with ``rules.pairing_offset`` (``rules.never``: the
+        deficit past any count), as ``ozfft.scheme.gemm`` forms them from those stages, in
+        the same integers (:class:`ProbeRules`).
         ``bt`` may also be the transposed view ``swapaxes(b, -1, -2)`` of B
         (:attr:`PendingProbe.bt` is then its prepared copy).
 

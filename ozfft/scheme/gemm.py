@@ -49,7 +49,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from .._logging import logger
-from ..engines.base import Engine, PendingProbe, TiledProbe, check_complex_method
+from ..engines.base import Engine, PendingProbe, ProbeRules, TiledProbe, check_complex_method
 from ..errors import DeviceMemoryError, NonFiniteInputError
 from ..ozaki.bounds import (
     INDEX_HASH_MIX,
@@ -1170,20 +1170,20 @@ def _probed_plan(
     return r, plan, plan.system.budget_bits
 
 
-def _probe_rules(r: int, budget: int, parts: int, k: int, size: int) -> dict[str, int]:
+def _probe_rules(r: int, budget: int, parts: int, k: int, size: int) -> ProbeRules:
     """The integers :meth:`~ozfft.engines.base.Engine.tiled_plan_probe` takes for the
     default count's test (:func:`_probed_plan`'s ``r`` and ``budget``) of products with
     ``parts * k`` terms an output, over ``size`` inner indices (k, or the subset's):
     as :class:`_Pairing` forms them, from the indices of the products."""
     g = lower_bound_bits(parts * size)
-    return {
-        "budget_bits": budget,
-        "lower_bound_bits": g,
-        "pairing_offset": pairing_offset(r, g),
-        "terms": parts * k,
-        "never": _NEVER,
-        "tile": TILE,
-    }
+    return ProbeRules(
+        budget_bits=budget,
+        lower_bound_bits=g,
+        pairing_offset=pairing_offset(r, g),
+        terms=parts * k,
+        never=_NEVER,
+        tile=TILE,
+    )
 
 
 def _proves(result: TiledProbe) -> bool:
@@ -1236,7 +1236,7 @@ def _probed_single(
     def probe(size: int, **given: Any) -> Callable | None:
         with timer("guarantee"):
             rules = _probe_rules(r, budget, parts, k, size)
-            pending = engine.tiled_plan_probe(a, b_t.for_probe, **rules, **given)
+            pending = engine.tiled_plan_probe(a, b_t.for_probe, rules, **given)
         if pending is not None:
             b_t.take(pending.bt)
         return pending
@@ -1326,7 +1326,7 @@ def guaranteed_product_executor(
     r, plan, budget = setup
     system, _ = _phase_a_moduli(plan.system, is_complex, "gaussian")
     probed_product = engine.probed_product_executor(
-        a, engine.xp.swapaxes(b, -1, -2), **_probe_rules(r, budget, parts, k, k),
+        a, engine.xp.swapaxes(b, -1, -2), _probe_rules(r, budget, parts, k, k),
         moduli=system, out_dtype=out_dtype, rounding=SINGLE_ROUNDING,
     )  # fmt: skip
     if probed_product is None:

@@ -40,6 +40,7 @@ from ...profiling import phase
 from ..base import (
     Engine,
     PendingProbe,
+    ProbeRules,
     ResidueStack,
     RowStats,
     TiledProbe,
@@ -1203,13 +1204,8 @@ class CudaEngine(Engine):
         self,
         a: Any,
         bt: Any,
+        rules: ProbeRules,
         *,
-        budget_bits: int,
-        lower_bound_bits: int,
-        pairing_offset: int,
-        terms: int,
-        never: int,
-        tile: int,
         moduli: ResidueSystem,
         out_dtype: Any,
         rounding: str,
@@ -1218,15 +1214,11 @@ class CudaEngine(Engine):
         (:meth:`fused_fast_product` with ``counted`` and ``shifts``) prepared for these
         layouts: both launch plans are decided here, so a call of ``run(a, b)`` only
         allocates, queues the probe's rows, the product and (at the wait) the test."""
-        probe = self._plan_probe(
-            a, bt, budget_bits=budget_bits, lower_bound_bits=lower_bound_bits,
-            pairing_offset=pairing_offset, terms=terms, never=never, tile=tile,
-            size=a.shape[-1], given=False,
-        )  # fmt: skip
+        probe = self._plan_probe(a, bt, rules, size=a.shape[-1], given=False)
         if probe is None:
             return None
         product = self._plan_small_product(
-            a, bt, moduli, out_dtype, rounding, False, budget_bits, bt_rows=True
+            a, bt, moduli, out_dtype, rounding, False, rules.budget_bits, bt_rows=True
         )
         if product is None:
             return None
@@ -1477,13 +1469,8 @@ class CudaEngine(Engine):
         self,
         a: Any,
         bt: Any,
+        rules: ProbeRules,
         *,
-        budget_bits: int,
-        lower_bound_bits: int,
-        pairing_offset: int,
-        terms: int,
-        never: int,
-        tile: int,
         stats: tuple[RowStats, RowStats] | None = None,
         index: Any | None = None,
     ) -> PendingProbe | None:
@@ -1498,7 +1485,7 @@ class CudaEngine(Engine):
         the statistics and counts NaN and Inf); with them for at most ``_PROBE_SUBSET``
         inner indices (``oz_probe_rows_given_*``: all of k, or ``index``). With its own
         statistics the rows kernel also writes the rows' fast-mode shifts for
-        ``budget_bits`` (:attr:`PendingProbe.shifts`), which the small product reads; and
+        ``rules.budget_bits`` (:attr:`PendingProbe.shifts`), which the small product reads; and
         where ``bt`` is the transposed view of a C-contiguous B, it reads B in place (the
         blocks of Bt's rows stage their columns of B transposed in shared memory) and
         writes Bt's rows (:attr:`PendingProbe.bt`): no separate transposed copy. Other
@@ -1510,24 +1497,16 @@ class CudaEngine(Engine):
         shifts and Bt's rows) starts right after the rows and runs beside the test. (So the
         profiling phase ``guarantee``, timed on the side stream, overlaps the product's
         ``fused``: their sum may exceed the call's time.)"""
-        plan = self._plan_probe(
-            a, bt, budget_bits=budget_bits, lower_bound_bits=lower_bound_bits,
-            pairing_offset=pairing_offset, terms=terms, never=never, tile=tile,
-            size=a.shape[-1] if index is None else int(index.shape[0]), given=stats is not None,
-        )  # fmt: skip
+        size = a.shape[-1] if index is None else int(index.shape[0])
+        plan = self._plan_probe(a, bt, rules, size=size, given=stats is not None)
         return None if plan is None else self._run_probe(plan, a, bt, stats, index)
 
     def _plan_probe(
         self,
         a: Any,
         bt: Any,
+        rules: ProbeRules,
         *,
-        budget_bits: int,
-        lower_bound_bits: int,
-        pairing_offset: int,
-        terms: int,
-        never: int,
-        tile: int,
         size: int,
         given: bool,
     ) -> _ProbeLaunch | None:
@@ -1539,7 +1518,7 @@ class CudaEngine(Engine):
         max_k = None if given else SMALL_PRODUCT_K
         if (
             not _small_operands(a, bt, max_k, any_layout=True)
-            or tile != _PROBE_TILE
+            or rules.tile != _PROBE_TILE
             or size > _PROBE_SUBSET
         ):
             return None
@@ -1550,7 +1529,7 @@ class CudaEngine(Engine):
             return None
         b_in_place = not given and _rows_of_transposed(a, bt) is not None
         planes = 2 if is_complex else 1
-        tiles = batch * (-(-m // tile) + -(-n // tile))
+        tiles = batch * (-(-m // _PROBE_TILE) + -(-n // _PROBE_TILE))
         width = size * planes
         # one allocation, in 8-byte words: the state (int64, OZ_PROBE_OUT + tiles; its head
         # is what the read takes), scale (double, tiles), q and the shifts (int32, batch (m +
@@ -1559,6 +1538,8 @@ class CudaEngine(Engine):
         rows = batch * (m + n)
         words = -(-(_PROBE_OUT + 2 * tiles + rows + -(-tiles * width // 2)) // 32) * 32
         part = "complex" if is_complex else "real"
+        kernel_rules = (rules.lower_bound_bits, rules.budget_bits, ceil_log2_int(rules.terms),
+                        rules.pairing_offset, rules.never)  # fmt: skip
         return _ProbeLaunch(
             rows_kernel=(
                 self._probe_kernel(f"oz_probe_rows_given_{part}")
@@ -1580,11 +1561,11 @@ class CudaEngine(Engine):
             stage=_probe_stage_bytes(k, planes) if b_in_place else 0,
             b_in_place=b_in_place,
             given=given,
-            rules=(lower_bound_bits, budget_bits, ceil_log2_int(terms), pairing_offset, never),
+            rules=kernel_rules,
             row_blocks=-(-max(m, n) // _PROBE_ROWS),
             pair_grid=(-(-n // _PROBE_ROWS), -(-m // _PROBE_ROWS)),
             deficit_blocks=max(1, min(-(-batch * (m + n) // _THREADS), 4 * self._sm_count)),
-            never=never,
+            never=rules.never,
         )
 
     def _run_probe(
