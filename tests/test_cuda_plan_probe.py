@@ -310,11 +310,12 @@ def test_prepared_default_call_out_of_memory_states_its_product(rng):
 
 
 def test_probe_out_of_memory_states_its_bytes(rng):
-    """Where the probe's one allocation (its state and, reading B in place, Bt's rows) does
-    not fit, the call raises DeviceMemoryError naming it and the bytes it needs: at least
-    Bt's rows, which it writes from B."""
-    a = cp.asarray(phi_matrix(rng, (200, 64, 64), 0.5, np.complex128))
-    b = cp.asarray(phi_matrix(rng, (200, 64, 64), 0.5, np.complex128))
+    """Where the probe's one allocation (its state and, reading B in place for a product
+    that does not, Bt's rows: items of 32 rows, two a product block) does not fit, the
+    call raises DeviceMemoryError naming it and the bytes it needs: at least Bt's rows,
+    which it writes from B."""
+    a = cp.asarray(phi_matrix(rng, (400, 32, 32), 0.5, np.complex128))
+    b = cp.asarray(phi_matrix(rng, (400, 32, 32), 0.5, np.complex128))
     ozfft.matmul(a, b)  # compiled outside the limit
     # a pool of its own: the default pool may hold free parts of chunks that earlier tests
     # split, which serve a request without growing the pool (and so without its limit)

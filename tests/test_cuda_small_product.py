@@ -558,11 +558,17 @@ def test_default_calls_prepared_per_signature(a_shape, b_shape, b_layout, dtype,
         return decide(engine, *args, **kwargs)
 
     def counted_probe(self, *args, **kwargs):
-        probes.append(1)
-        return run_probe(self, *args, **kwargs)
+        pending = run_probe(self, *args, **kwargs)
+        probes.append(pending)
+        return pending
 
     monkeypatch.setattr(linalg, "guaranteed_matmul", counted_decision)
     monkeypatch.setattr(cuda_engine_module.CudaEngine, "_run_probe", counted_probe)
+    # a C-contiguous B (binary32 operands: their binary64 copies are) of items the slices
+    # kernel takes one a block (more than 32 rows or columns) is read in place by the probe
+    # and the product: the probe writes no Bt rows
+    c_order = b_layout == "c" or dtype in (np.float32, np.complex64)
+    shared_b = c_order and max(a_shape[-2], b_shape[-1]) > 32
 
     def operands(phi):
         return _laid_out_operands(rng, a_shape, b_shape, b_layout, dtype, phi)
@@ -578,6 +584,7 @@ def test_default_calls_prepared_per_signature(a_shape, b_shape, b_layout, dtype,
         np.testing.assert_array_equal(cp.asnumpy(got), ozfft.matmul(a, b))
         assert len(validated) == 1  # the first call of the signature only
         assert decided == ([] if proved else [True]) and len(probes) == 1
+        assert (probes[0].bt is None) == shared_b
     a, b, da, db = operands(0.5)
     da[(0,) * (da.ndim - 2) + (1, 2)] = np.nan
     with pytest.raises(ozfft.NonFiniteInputError) as info:

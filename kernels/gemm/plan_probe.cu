@@ -15,7 +15,9 @@
 //   where its statistics are formed here (a warp per tile of rows, held in registers).
 //   There, with bt_out, B is read in place (bt holds B): a block of Bt's rows stages its
 //   columns of B transposed in shared memory and writes them out as Bt's rows, the
-//   operand the product reads (no separate transposed copy).
+//   operand the product reads (no separate transposed copy); oz_probe_rows_in_place_*
+//   read B in place the same way and write nothing of it (their product reads B in place
+//   as well; bt_out then only marks that bt holds B).
 //   oz_probe_pairs_*, a block per 64 x 64 tile pair of one item (grid x: column tiles, y:
 //   row tiles, z: items; 2 x 2 pairs of tiles a thread): each pair of tiles (I of A, J of
 //   Bt) gives the exact lower-bound product G_IJ (real: Ma Mb^T; complex: the smaller of
@@ -124,7 +126,7 @@ struct OzProbeEntry<2> {
 // memory, write them out as Bt's rows (items x n x k, what the product reads; no separate
 // transposed copy) and read the staged rows.
 // Given statistics: exp (int32) and sumsq (int64) of A's rows (items x m), then of Bt's.
-template <int planes, bool given>
+template <int planes, bool given, bool write_bt>
 __device__ __forceinline__ void oz_probe_rows_body(
     const double* __restrict__ a, const double* __restrict__ bt, long long items,
     long long item0, long long m, long long n, long long k, long long size,
@@ -177,7 +179,8 @@ __device__ __forceinline__ void oz_probe_rows_body(
         block_counts[threadIdx.x] = 0u;
     }
     __syncthreads();
-    if (transposing) {  // Bt's rows for the product, from the staged rows: a warp per row
+    if (write_bt && transposing) {  // Bt's rows for the product, from the staged rows: a
+                                    // warp per row
         entry_t* out = reinterpret_cast<entry_t*>(bt_out) + (item * rows + row0) * k;
         for (int row = threadIdx.x / 32; row < valid; row += OZ_PROBE_THREADS / 32)
             for (int h = threadIdx.x % 32; h < k; h += 32)
@@ -308,18 +311,20 @@ __device__ __forceinline__ void oz_probe_rows_body(
     sumsq_b, g, budget, terms_bits, offset, never, state, q, tiles, scale, shifts, bt_out
 
 // The rows kernels: `planes` 1 (real) or 2 (complex); `given`: the shifts come from the
-// caller's table rather than the fast-mode rule. At least three blocks per SM: the warps
-// hold a tile's entries in registers (without the bound the complex kernel takes 108 and
-// runs two blocks).
-#define OZ_PROBE_ROWS_KERNEL(name, planes, given)                                          \
+// caller's table rather than the fast-mode rule; `write_bt`: B read in place is written
+// out as Bt's rows. At least three blocks per SM: the warps hold a tile's entries in
+// registers (without the bound the complex kernel takes 108 and runs two blocks).
+#define OZ_PROBE_ROWS_KERNEL(name, planes, given, write_bt)                                \
     extern "C" __global__ void __launch_bounds__(OZ_PROBE_THREADS, 3)                      \
         name(OZ_PROBE_ROWS_PARAMS) {                                                       \
-        oz_probe_rows_body<planes, given>(OZ_PROBE_ROWS_ARGS);                             \
+        oz_probe_rows_body<planes, given, write_bt>(OZ_PROBE_ROWS_ARGS);                   \
     }
-OZ_PROBE_ROWS_KERNEL(oz_probe_rows_real, 1, false)
-OZ_PROBE_ROWS_KERNEL(oz_probe_rows_complex, 2, false)
-OZ_PROBE_ROWS_KERNEL(oz_probe_rows_given_real, 1, true)
-OZ_PROBE_ROWS_KERNEL(oz_probe_rows_given_complex, 2, true)
+OZ_PROBE_ROWS_KERNEL(oz_probe_rows_real, 1, false, true)
+OZ_PROBE_ROWS_KERNEL(oz_probe_rows_complex, 2, false, true)
+OZ_PROBE_ROWS_KERNEL(oz_probe_rows_in_place_real, 1, false, false)
+OZ_PROBE_ROWS_KERNEL(oz_probe_rows_in_place_complex, 2, false, false)
+OZ_PROBE_ROWS_KERNEL(oz_probe_rows_given_real, 1, true, false)
+OZ_PROBE_ROWS_KERNEL(oz_probe_rows_given_complex, 2, true, false)
 
 // The tile pairs of one 64 x 64 block of an item (blocks z from item item0), 2 x 2 of them
 // a thread (OZ_PROBE_PAIR_THREADS): tiles I in {i, i + 8} of A against J in {j, j + 8} of

@@ -146,7 +146,8 @@ class PendingProbe:
 
     bt: Bt as C-contiguous rows over k, the prepared operand the caller reads from then
     on: the pass's own copy where it was given a transposed view (it may write that copy
-    while reading B in place), else the ``bt`` it was given.
+    while reading B in place), else the ``bt`` it was given; None where the pass read B in
+    place and formed no rows of it (the caller prepares them where it needs them).
     """
 
     read: Callable[[], TiledProbe]

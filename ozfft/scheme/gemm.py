@@ -1340,7 +1340,7 @@ def guaranteed_product_executor(
             return None, pending
         if logger.isEnabledFor(logging.DEBUG):  # (as _probed_single's line: a and Bt's shapes)
             logger.debug("ozaki-II %s: %s @ %s, plan %s (%s, one-pass probe, prepared)",
-                         engine.name, a.shape, pending.bt.shape, plan.describe(),
+                         engine.name, a.shape, b.swapaxes(-1, -2).shape, plan.describe(),
                          plan.reason)  # fmt: skip
         return out, pending
 

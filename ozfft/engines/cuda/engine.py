@@ -162,7 +162,7 @@ class _SmallLaunch:
 
     ``grid``: (column tiles, row tiles) per launch; ``chunks``: (first item, items) of each
     launch (65535 blocks of ``pack`` items in grid z); ``prepare_bt``: ``bt`` is copied to
-    C-contiguous rows first (else it is C-contiguous, or B read in place);
+    C-contiguous rows first (else it is C-contiguous, or B read in place: ``b_in_place``);
     ``result_shape``: the shape returned where the operands are not 3-D."""
 
     launch: Any
@@ -173,6 +173,7 @@ class _SmallLaunch:
     pack: int
     span_shift: int
     prepare_bt: bool
+    b_in_place: bool
     batch: int
     m: int
     n: int
@@ -187,8 +188,8 @@ class _SmallLaunch:
 class _ProbeLaunch:
     """How the plan probe (:meth:`CudaEngine.tiled_plan_probe`) runs one signature: its three
     kernels' launchers and grids, the state's size in 8-byte words (``words``, then
-    ``bt_bytes`` of Bt's rows where B is read in place), the rows kernel's staged bytes
-    and the rules' integers, decided from shapes and layouts alone."""
+    ``bt_bytes`` of Bt's rows where B is read in place and ``keeps_bt``), the rows kernel's
+    staged bytes and the rules' integers, decided from shapes and layouts alone."""
 
     rows_kernel: Any
     pairs_kernel: Any
@@ -205,6 +206,7 @@ class _ProbeLaunch:
     bt_bytes: int
     stage: int
     b_in_place: bool
+    keeps_bt: bool
     given: bool
     rules: tuple[int, ...]
     row_blocks: int
@@ -241,12 +243,17 @@ _PROBE_STAGE_MAX = _probe_stage_bytes(SMALL_PRODUCT_K, 2)
 _PROBE_SIGNATURES = {
     "oz_probe_rows_real": _PROBE_ROWS_KINDS,
     "oz_probe_rows_complex": _PROBE_ROWS_KINDS,
+    "oz_probe_rows_in_place_real": _PROBE_ROWS_KINDS,
+    "oz_probe_rows_in_place_complex": _PROBE_ROWS_KINDS,
     "oz_probe_rows_given_real": _PROBE_ROWS_KINDS,
     "oz_probe_rows_given_complex": _PROBE_ROWS_KINDS,
     "oz_probe_pairs_real": ("i64",) * 4 + ("i32", "ptr", "ptr", "ptr"),
     "oz_probe_pairs_complex": ("i64",) * 4 + ("i32", "ptr", "ptr", "ptr"),
     "oz_probe_deficits": ("ptr", "ptr", "i64", "i64", "i64", "i32"),
 }
+#: the prepared default call's probe and product both read a C-contiguous B in place (the
+#: probe writes no Bt rows); False: the probe writes them and the product reads them
+_SHARED_B = True
 #: int64 results at the head of the probe's state (``OZ_PROBE_OUT``)
 _PROBE_OUT = 10
 #: the head's maxima are kept with their sign bit flipped (``OZ_PROBE_MAX_BIAS``): XOR with
@@ -1214,19 +1221,31 @@ class CudaEngine(Engine):
         (:meth:`fused_fast_product` with ``counted`` and ``shifts``) prepared for these
         layouts: both launch plans are decided here, so a call of ``run(a, b)`` only
         allocates, queues the probe's rows, the product and (at the wait) the test."""
-        probe = self._plan_probe(a, bt, rules, size=a.shape[-1], given=False)
+        k, budget = a.shape[-1], rules.budget_bits
+        # B read in place by both, where both can: the probe then writes no Bt rows
+        product = self._plan_small_product(a, bt, moduli, out_dtype, rounding, False, budget)
+        probe = None
+        if product is not None and not product.prepare_bt and _SHARED_B:
+            probe = self._plan_probe(a, bt, rules, size=k, given=False, keep_bt=False)
+            if probe is not None and probe.b_in_place != product.b_in_place:
+                probe = None  # (both read B itself, or both Bt's rows)
         if probe is None:
-            return None
-        product = self._plan_small_product(
-            a, bt, moduli, out_dtype, rounding, False, rules.budget_bits, bt_rows=True
-        )
-        if product is None:
-            return None
+            probe = self._plan_probe(a, bt, rules, size=k, given=False)
+            if probe is None:
+                return None
+            product = self._plan_small_product(
+                a, bt, moduli, out_dtype, rounding, False, budget, bt_rows=True
+            )
+            if product is None:
+                return None
+        shared_b = not probe.keeps_bt and probe.b_in_place
 
         def run(a: Any, b: Any) -> tuple[Any, PendingProbe]:
+            bt = b.swapaxes(-1, -2)
             with phase("guarantee", self._clock):
-                pending = self._run_probe(probe, a, b.swapaxes(-1, -2))
-            return self._run_small_product(product, a, pending.bt, pending.shifts, False), pending
+                pending = self._run_probe(probe, a, bt)
+            operand = bt if shared_b else pending.bt
+            return self._run_small_product(product, a, operand, pending.shifts, False), pending
 
         return run
 
@@ -1307,6 +1326,7 @@ class CudaEngine(Engine):
             pack=pack,
             span_shift=span_shift,
             prepare_bt=not b_in_place and not rows,
+            b_in_place=b_in_place,
             batch=batch,
             m=m,
             n=n,
@@ -1509,10 +1529,12 @@ class CudaEngine(Engine):
         *,
         size: int,
         given: bool,
+        keep_bt: bool = True,
     ) -> _ProbeLaunch | None:
         """How :meth:`tiled_plan_probe` runs operands of these layouts over ``size`` inner
         indices (``given``: with the caller's statistics), or None where it does not
-        apply."""
+        apply. ``keep_bt=False``: where B is read in place, its rows are not written out
+        (:attr:`PendingProbe.bt` None: the caller's product reads B in place too)."""
         is_complex = a.dtype.kind == "c"
         k = a.shape[-1]
         max_k = None if given else SMALL_PRODUCT_K
@@ -1540,12 +1562,15 @@ class CudaEngine(Engine):
         part = "complex" if is_complex else "real"
         kernel_rules = (rules.lower_bound_bits, rules.budget_bits, ceil_log2_int(rules.terms),
                         rules.pairing_offset, rules.never)  # fmt: skip
+        keeps_bt = b_in_place and keep_bt
+        if given:
+            rows_kernel = self._probe_kernel(f"oz_probe_rows_given_{part}")
+        elif b_in_place and not keeps_bt:
+            rows_kernel = self._probe_kernel(f"oz_probe_rows_in_place_{part}", _PROBE_STAGE_MAX)
+        else:
+            rows_kernel = self._probe_kernel(f"oz_probe_rows_{part}", _PROBE_STAGE_MAX)
         return _ProbeLaunch(
-            rows_kernel=(
-                self._probe_kernel(f"oz_probe_rows_given_{part}")
-                if given
-                else self._probe_kernel(f"oz_probe_rows_{part}", _PROBE_STAGE_MAX)
-            ),
+            rows_kernel=rows_kernel,
             pairs_kernel=self._probe_kernel(f"oz_probe_pairs_{part}"),
             deficits_kernel=self._probe_kernel("oz_probe_deficits"),
             batch_shape=tuple(batch_shape),
@@ -1557,9 +1582,10 @@ class CudaEngine(Engine):
             width=width,
             tiles=tiles,
             words=words,
-            bt_bytes=batch * n * k * 8 * planes if b_in_place else 0,
+            bt_bytes=batch * n * k * 8 * planes if keeps_bt else 0,
             stage=_probe_stage_bytes(k, planes) if b_in_place else 0,
             b_in_place=b_in_place,
+            keeps_bt=keeps_bt,
             given=given,
             rules=kernel_rules,
             row_blocks=-(-max(m, n) // _PROBE_ROWS),
@@ -1592,7 +1618,7 @@ class CudaEngine(Engine):
             cp.int64,
             8 * words + plan.bt_bytes,
         )
-        if b is not None:
+        if plan.keeps_bt:  # Bt's rows, which the rows kernel writes from B
             bt = cp.ndarray(bt.shape, bt.dtype, state.data + 8 * words)
         scale = state.data.ptr + 8 * (_PROBE_OUT + plan.tiles)
         q = scale + 8 * plan.tiles
@@ -1612,9 +1638,10 @@ class CudaEngine(Engine):
             given = tuple(0 if x is None else x.data.ptr for x in arrays)
         for b0 in range(0, batch, _GRID_Z):
             items = min(_GRID_Z, batch - b0)
+            # (bt_out: Bt's rows, or without them B itself: it marks B read in place)
             args = (a, bt if b is None else b, batch, b0, m, n, k, plan.size, *given,
                     *plan.rules, state, q, minima, scale, 0 if shifts is None else shifts,
-                    0 if b is None else bt.data.ptr)  # fmt: skip
+                    0 if b is None else (bt if plan.keeps_bt else b).data.ptr)  # fmt: skip
             plan.rows_kernel(
                 (plan.row_blocks, items, 2), (_PROBE_THREADS,), args, shared_mem=plan.stage
             )
@@ -1649,7 +1676,7 @@ class CudaEngine(Engine):
                 cp.ndarray((*plan.batch_shape, m), cp.int32, at),
                 cp.ndarray((*plan.batch_shape, n), cp.int32, at + 4 * batch * m),
             )
-        return PendingProbe(result, shifts, bt)
+        return PendingProbe(result, shifts, None if b is not None and not plan.keeps_bt else bt)
 
     def _probe_kernel(self, name: str, shared: int = 0) -> Any:
         """The launcher of ``gemm/plan_probe.cu``'s kernel ``name``; ``shared``: the most
