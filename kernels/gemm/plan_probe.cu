@@ -123,8 +123,9 @@ struct OzProbeEntry<2> {
 // a, bt: the whole stacks; blocks y from item item0 (launches of at most 65535 items).
 // bt_out (not null only without given statistics): bt holds B itself (items x k x n, rows
 // over n) and the blocks of Bt's rows stage their 64 columns of B transposed in shared
-// memory, write them out as Bt's rows (items x n x k, what the product reads; no separate
-// transposed copy) and read the staged rows.
+// memory, with write_bt write them out at bt_out as Bt's rows (items x n x k, what the
+// product reads; no separate transposed copy; without, bt_out is only that mark) and read
+// the staged rows.
 // Given statistics: exp (int32) and sumsq (int64) of A's rows (items x m), then of Bt's.
 template <int planes, bool given, bool write_bt>
 __device__ __forceinline__ void oz_probe_rows_body(

@@ -435,8 +435,9 @@ class Engine(abc.ABC):
         :meth:`fused_fast_product` on the shifts it forms (``counted``), prepared for
         operands of these shapes and layouts (``bt`` the view ``swapaxes(b, -1, -2)``): a
         function ``run(a, b)`` that queues both and returns ``(product, pending probe)``,
-        as the two calls would, with all that depends only on shapes and layouts decided
-        once; None where either does not apply. This engine has none."""
+        as the two calls would (except that the probe's :attr:`PendingProbe.bt` may be
+        None where both read B in place), with all that depends only on shapes and layouts
+        decided once; None where either does not apply. This engine has none."""
         return None
 
     def tiled_plan_probe(

@@ -1514,9 +1514,9 @@ class CudaEngine(Engine):
         The memset and the rows are queued here; the pairs, the deficits and the read at
         the first wait on the returned probe, on a side stream that starts after the rows
         (:func:`_fork_point`): a product queued in between on this stream (reading the
-        shifts and Bt's rows) starts right after the rows and runs beside the test. (So the
-        profiling phase ``guarantee``, timed on the side stream, overlaps the product's
-        ``fused``: their sum may exceed the call's time.)"""
+        shifts, and Bt's rows or B itself) starts right after the rows and runs beside the
+        test. (So the profiling phase ``guarantee``, timed on the side stream, overlaps the
+        product's ``fused``: their sum may exceed the call's time.)"""
         size = a.shape[-1] if index is None else int(index.shape[0])
         plan = self._plan_probe(a, bt, rules, size=size, given=stats is not None)
         return None if plan is None else self._run_probe(plan, a, bt, stats, index)
@@ -1555,8 +1555,9 @@ class CudaEngine(Engine):
         width = size * planes
         # one allocation, in 8-byte words: the state (int64, OZ_PROBE_OUT + tiles; its head
         # is what the read takes), scale (double, tiles), q and the shifts (int32, batch (m +
-        # n) each), the tile minima (uint32, tiles x width); then, where B is read in place,
-        # Bt's rows (256-byte aligned), which the product reads
+        # n) each), the tile minima (uint32, tiles x width); then, where B is read in place
+        # and its rows are kept (keeps_bt), Bt's rows (256-byte aligned), which the product
+        # reads
         rows = batch * (m + n)
         words = -(-(_PROBE_OUT + 2 * tiles + rows + -(-tiles * width // 2)) // 32) * 32
         part = "complex" if is_complex else "real"
