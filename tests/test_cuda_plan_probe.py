@@ -95,6 +95,15 @@ def test_probe_is_the_staged_tiled_test(shape, dtype, kind, rng):
                 assert in_place.bt.flags.c_contiguous and in_place.bt.shape == db.shape
                 bits = cp.asnumpy(in_place.bt).view(np.uint64)
                 np.testing.assert_array_equal(bits, xb.view(np.uint64))
+                # B read in place without writing Bt's rows (the prepared default call's
+                # probe where its product reads B in place too): the same test and shifts
+                view = b_rows.swapaxes(-1, -2)
+                plan = cuda_engine._plan_probe(da, view, rules, size=k, given=False, keep_bt=False)
+                shared = cuda_engine._run_probe(plan, da, view)
+                assert plan.b_in_place and not plan.keeps_bt and shared.bt is None
+                assert shared() == want, (items, r, count, "in place, no rows")
+                for got, expected in zip(shared.shifts, small.shifts, strict=True):
+                    np.testing.assert_array_equal(cp.asnumpy(got), cp.asnumpy(expected))
 
 
 def _probes(monkeypatch):
