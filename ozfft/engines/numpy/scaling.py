@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from ...errors import NonFiniteInputError
@@ -29,9 +31,33 @@ def check_finite(x: np.ndarray, operand: str) -> None:
         raise NonFiniteInputError(operand, int(bad.size), " and ".join(kinds))
 
 
+#: entries of an operand whose row statistics are formed at a time (whole rows, at least
+#: ``_STATS_MIN_ROWS``): temporaries that stay in cache instead of fresh operand-sized arrays
+_STATS_CHUNK = 1 << 14
+_STATS_MIN_ROWS = 16
+
+
 def row_stats(x: np.ndarray, operand: str, *, need_sumsq: bool):
-    """Row max exponent ``E`` and (fast mode) fixed-point sum of squares ``S``."""
+    """Row max exponent ``E`` and (fast mode) fixed-point sum of squares ``S`` (row by row:
+    formed over chunks of whole rows)."""
     check_finite(x, operand)
+    *lead, k = x.shape
+    rows = x.reshape(math.prod(lead), k)
+    max_exp = np.empty(rows.shape[0], np.int64)
+    sumsq = np.empty(rows.shape[0], np.int64) if need_sumsq else None
+    step = max(_STATS_MIN_ROWS, _STATS_CHUNK // max(k, 1))
+    for start in range(0, rows.shape[0], step):
+        block = slice(start, start + step)
+        e, s = _block_stats(rows[block], need_sumsq)
+        max_exp[block] = e
+        if need_sumsq:
+            sumsq[block] = s
+    shape = tuple(lead)
+    return max_exp.reshape(shape), None if sumsq is None else sumsq.reshape(shape)
+
+
+def _block_stats(x: np.ndarray, need_sumsq: bool):
+    """:func:`row_stats` of the rows of ``x`` (2-D)."""
     parts = [np.frexp(p) for p in real_parts(x)]
     max_exp = None
     for frac, exp in parts:
@@ -43,7 +69,7 @@ def row_stats(x: np.ndarray, operand: str, *, need_sumsq: bool):
     sumsq = np.zeros(max_exp.shape, np.int64)
     for frac, exp in parts:
         c = np.ceil(np.abs(frac) * 2.0**BOUND_MANTISSA_BITS)  # 64..128, 0 for zeros
-        shift = 2 * (exp.astype(np.int64) - max_exp[..., None]) + FRACTION_BITS
+        shift = 2 * (exp - max_exp[..., None].astype(np.int32)) + FRACTION_BITS
         term = np.ceil(np.ldexp(c * c, np.maximum(shift, MIN_TERM_SHIFT)))
         sumsq += term.astype(np.int64).sum(axis=-1)
     return max_exp, sumsq
