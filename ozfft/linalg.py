@@ -276,8 +276,9 @@ def matmul(
     return result
 
 
-#: explicit-count calls seen, by signature (:func:`_prepared_product`): the engine's
-#: prepared product, or None (the general path); the oldest goes first past the limit
+#: fast-mode calls seen (explicit or default count), by signature
+#: (:func:`_prepared_product`): the prepared product, or None (the general path); the
+#: oldest goes first past the limit
 _PREPARED: dict[tuple, Callable[[Any, Any], Any] | None] = {}
 _PREPARED_KEPT = 256
 

@@ -251,9 +251,6 @@ _PROBE_SIGNATURES = {
     "oz_probe_pairs_complex": ("i64",) * 4 + ("i32", "ptr", "ptr", "ptr"),
     "oz_probe_deficits": ("ptr", "ptr", "i64", "i64", "i64", "i32"),
 }
-#: the prepared default call's probe and product both read a C-contiguous B in place (the
-#: probe writes no Bt rows); False: the probe writes them and the product reads them
-_SHARED_B = True
 #: int64 results at the head of the probe's state (``OZ_PROBE_OUT``)
 _PROBE_OUT = 10
 #: the head's maxima are kept with their sign bit flipped (``OZ_PROBE_MAX_BIAS``): XOR with
@@ -1222,13 +1219,12 @@ class CudaEngine(Engine):
         layouts: both launch plans are decided here, so a call of ``run(a, b)`` only
         allocates, queues the probe's rows, the product and (at the wait) the test."""
         k, budget = a.shape[-1], rules.budget_bits
-        # B read in place by both, where both can: the probe then writes no Bt rows
+        # B read in place by both, where the product can (the probe, deciding from the same
+        # layout, reads it in place exactly then): the probe then writes no Bt rows
         product = self._plan_small_product(a, bt, moduli, out_dtype, rounding, False, budget)
         probe = None
-        if product is not None and not product.prepare_bt and _SHARED_B:
+        if product is not None and not product.prepare_bt:
             probe = self._plan_probe(a, bt, rules, size=k, given=False, keep_bt=False)
-            if probe is not None and probe.b_in_place != product.b_in_place:
-                probe = None  # (both read B itself, or both Bt's rows)
         if probe is None:
             probe = self._plan_probe(a, bt, rules, size=k, given=False)
             if probe is None:
