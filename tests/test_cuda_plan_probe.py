@@ -96,8 +96,11 @@ def test_probe_is_the_staged_tiled_test(shape, dtype, kind, rng):
                 bits = cp.asnumpy(in_place.bt).view(np.uint64)
                 np.testing.assert_array_equal(bits, xb.view(np.uint64))
                 # B read in place without writing Bt's rows (the prepared default call's
-                # probe where its product reads B in place too): the same test and shifts
+                # probe where its product reads B in place too): the same test and shifts.
+                # (A one-column, one-index B's view is C-contiguous too: Bt's rows as given.)
                 view = b_rows.swapaxes(-1, -2)
+                if view.flags.c_contiguous:
+                    continue
                 plan = cuda_engine._plan_probe(da, view, rules, size=k, given=False, keep_bt=False)
                 shared = cuda_engine._run_probe(plan, da, view)
                 assert plan.b_in_place and not plan.keeps_bt and shared.bt is None
