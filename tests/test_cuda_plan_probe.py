@@ -109,6 +109,47 @@ def test_probe_is_the_staged_tiled_test(shape, dtype, kind, rng):
                     np.testing.assert_array_equal(cp.asnumpy(got), cp.asnumpy(expected))
 
 
+@pytest.mark.parametrize("shape", [(3, 5, 7, 6), (2, 64, 64, 64), (5, 33, 64, 17)])
+@pytest.mark.parametrize("dtype", [np.float64, np.complex128])
+@pytest.mark.parametrize("kind", ["phi", "mixed"])
+def test_probe_in_one_launch_is_the_three_launch_probe(shape, dtype, kind, rng, monkeypatch):
+    """Items of at most 64 rows and columns run the whole probe in one launch
+    (``oz_probe_items_*``): for each layout of B (Bt's rows; B read in place with Bt's rows
+    written, and without), the staged tiled test's deficits and maxima, the three-launch
+    probe's shifts, and Bt's rows as B's bits."""
+    from ozfft.engines.cuda import engine as cuda_module
+
+    numpy_engine, cuda_engine = _engines()
+    batch, m, k, n = shape
+    a = numpy_engine.prepare_operand(_data(rng, kind, (batch, m, k), dtype))
+    bt = numpy_engine.prepare_operand(_data(rng, kind, (batch, n, k), dtype))
+    r = bounds.truncation_budget(k * (2 if a.dtype.kind == "c" else 1), "fp64", 53, 1) or 56
+    want, rules, _ = staged_tiled_probe(
+        numpy_engine, a, bt, budget_bits=int8_system(16).budget_bits, r=r
+    )
+    da, dbt = cp.asarray(a), cp.asarray(bt)
+    view = cp.ascontiguousarray(dbt.swapaxes(-1, -2)).swapaxes(-1, -2)  # B, read in place
+    layouts = ((dbt, True), (view, True), (view, False))
+    runs = {}
+    for items_max in (cuda_module._PROBE_ITEMS_MAX, 0):
+        monkeypatch.setattr(cuda_module, "_PROBE_ITEMS_MAX", items_max)
+        for i, (operand, keep_bt) in enumerate(layouts):
+            plan = cuda_engine._plan_probe(da, operand, rules, size=k, given=False,
+                                           keep_bt=keep_bt)  # fmt: skip
+            assert (plan.items_kernel is not None) == (items_max > 0)
+            assert plan.b_in_place == (operand is view)
+            pending = cuda_engine._run_probe(plan, da, operand)
+            assert pending() == want, (items_max, i)
+            shifts = tuple(cp.asnumpy(x) for x in pending.shifts)
+            if pending.bt is not None:
+                bits = cp.asnumpy(pending.bt).view(np.uint64)
+                np.testing.assert_array_equal(bits, bt.view(np.uint64))
+            runs.setdefault(i, []).append(shifts)
+    for one, three in runs.values():
+        for x, y in zip(one, three, strict=True):
+            np.testing.assert_array_equal(x, y)
+
+
 def _probes(monkeypatch):
     """The CUDA engine's probe results of the calls that follow, one per probe run (the
     general path's and the prepared default calls' run the same ``_run_probe``; a probe
@@ -213,16 +254,18 @@ def test_probe_counts_non_finite_entries_once(rng, monkeypatch, default_path):
         return PendingProbe(result, pending.shifts, pending.bt)
 
     monkeypatch.setattr(CudaEngine, "_run_probe", spy)
-    a = phi_matrix(rng, (3, 70, 8), 0.5, np.complex128)
-    b = phi_matrix(rng, (3, 8, 130), 0.5, np.complex128)
-    a[1, 2, 3] = np.nan
-    a[2, 69, 0] = np.inf + 1j
-    b[0, 0, 129] = complex(np.nan, np.inf)
-    for x, y, operand, count in ((a, b, "a", 2), (np.nan_to_num(a), b, "b", 2)):
-        with pytest.raises(ozfft.NonFiniteInputError) as info:
-            ozfft.matmul(cp.asarray(x), cp.asarray(y))
-        assert (info.value.operand, info.value.count) == (operand, count)
-    assert raised == [True, True]
+    # (items wider than 64: three launches; of at most 64 rows and columns: one)
+    for m, n in ((70, 130), (40, 50)):
+        a = phi_matrix(rng, (3, m, 8), 0.5, np.complex128)
+        b = phi_matrix(rng, (3, 8, n), 0.5, np.complex128)
+        a[1, 2, 3] = np.nan
+        a[2, m - 1, 0] = np.inf + 1j
+        b[0, 0, n - 1] = complex(np.nan, np.inf)
+        for x, y, operand, count in ((a, b, "a", 2), (np.nan_to_num(a), b, "b", 2)):
+            with pytest.raises(ozfft.NonFiniteInputError) as info:
+                ozfft.matmul(cp.asarray(x), cp.asarray(y))
+            assert (info.value.operand, info.value.count) == (operand, count)
+    assert raised == [True] * 4
 
 
 @pytest.mark.parametrize("dtype", [np.float64, np.complex128])
@@ -274,9 +317,11 @@ def test_the_deferred_test_waits_for_the_rows_on_a_users_stream(rng):
     the wait, gives the NumPy engine's bits. (A first probe, waited for before the work is
     queued, builds the kernels and the side stream, so that the host reaches the wait while
     the rows are still queued; it runs on other magnitudes, so that the memory the second
-    probe may be given back holds another probe's answer, not this one's.)"""
+    probe may be given back holds another probe's answer, not this one's. Items of more
+    than 64 columns: items of at most 64 rows and columns run the whole probe in one
+    launch, on this stream.)"""
     numpy_engine, cuda_engine = _engines()
-    batch, m, k, n = 200, 64, 64, 64
+    batch, m, k, n = 200, 64, 64, 72
     a = _data(rng, "phi", (batch, m, k), np.complex128)  # (the probe proves the default
     b = _data(rng, "phi", (batch, k, n), np.complex128)  # count: the product is queued first)
     bt = np.ascontiguousarray(b.swapaxes(-1, -2))

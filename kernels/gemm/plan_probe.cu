@@ -28,6 +28,8 @@
 //   the minimum read just before.
 //   oz_probe_deficits, over every row of A and Bt: the row's deficit max(q_off + R, 0),
 //   R = -floor_log2(rmin of its tile) (0 for zero rows), reduced to the largest per operand.
+//   oz_probe_items_*: for items of at most 64 rows and columns (statistics formed here),
+//   the three in one launch, a block per item.
 //
 // state (int64): out[0] A's deficit, [1] Bt's, [2] max nb of A, [3] max E of Bt, [4] max nb
 // of Bt, [5] max E of A (the maxima with their sign bit flipped: OZ_PROBE_MAX_BIAS), [6..9]
@@ -135,13 +137,13 @@ __device__ __forceinline__ void oz_probe_rows_body(
     const oz_i64* __restrict__ sumsq_a, const int* __restrict__ exp_b,
     const oz_i64* __restrict__ sumsq_b, int g, int budget, int terms_bits, int offset,
     int never, oz_i64* __restrict__ state, int* __restrict__ q, oz_u32* __restrict__ tiles,
-    double* __restrict__ scale, int* __restrict__ shifts, double* __restrict__ bt_out) {
+    double* __restrict__ scale, int* __restrict__ shifts, double* __restrict__ bt_out, int side,
+    long long item, long long row_block) {
     __shared__ int row_exp[OZ_PROBE_ROWS], row_nb[OZ_PROBE_ROWS];
     __shared__ int block_max[2];  // nb, E
     __shared__ unsigned block_counts[2];
-    const int side = blockIdx.z;
-    const long long item = item0 + blockIdx.y, rows = side ? n : m;
-    const long long row0 = (long long)blockIdx.x * OZ_PROBE_ROWS;
+    const long long rows = side ? n : m;
+    const long long row0 = row_block * OZ_PROBE_ROWS;
     if (row0 >= rows) return;
     const int valid = (int)(rows - row0 < OZ_PROBE_ROWS ? rows - row0 : OZ_PROBE_ROWS);
     const int row_len = (int)(k * planes), width = (int)(size * planes);
@@ -318,7 +320,8 @@ __device__ __forceinline__ void oz_probe_rows_body(
 #define OZ_PROBE_ROWS_KERNEL(name, planes, given, write_bt)                                \
     extern "C" __global__ void __launch_bounds__(OZ_PROBE_THREADS, 3)                      \
         name(OZ_PROBE_ROWS_PARAMS) {                                                       \
-        oz_probe_rows_body<planes, given, write_bt>(OZ_PROBE_ROWS_ARGS);                   \
+        oz_probe_rows_body<planes, given, write_bt>(OZ_PROBE_ROWS_ARGS, blockIdx.z,        \
+                                                    item0 + blockIdx.y, blockIdx.x);       \
     }
 OZ_PROBE_ROWS_KERNEL(oz_probe_rows_real, 1, false, true)
 OZ_PROBE_ROWS_KERNEL(oz_probe_rows_complex, 2, false, true)
@@ -332,21 +335,23 @@ OZ_PROBE_ROWS_KERNEL(oz_probe_rows_given_complex, 2, true, false)
 // Bt, so that each 8-byte load of shared memory feeds two pairs. The block's fill of the
 // minima and its fixed work weigh as much as the products (docs/perf-notes.md, "The probe's
 // tile pairs two by two").
-template <int planes>
-__device__ __forceinline__ void oz_probe_pairs_body(long long items, long long item0,
+// fused: the same block wrote the minima (plain loads, not the read-only path; threads
+// past OZ_PROBE_PAIR_THREADS only fill).
+template <int planes, bool fused>
+__device__ __forceinline__ void oz_probe_pairs_body(long long items, long long item,
                                                     long long m, long long n, int width,
                                                     const oz_u32* __restrict__ tiles,
                                                     const double* __restrict__ scale,
-                                                    oz_i64* __restrict__ state) {
+                                                    oz_i64* __restrict__ state, long long row_tiles,
+                                                    long long column_tiles) {
     __shared__ __align__(8) oz_u32 minima[2][OZ_PROBE_TILES][OZ_PROBE_STRIDE];
     __shared__ double tile_scale[2][OZ_PROBE_TILES];
     __shared__ double row_part[OZ_PROBE_TILES][OZ_PROBE_TILES + 1];  // G_IJ 2**-clip(dB_J)
     __shared__ double col_part[OZ_PROBE_TILES][OZ_PROBE_TILES + 1];  // G_IJ 2**-clip(dA_I)
-    const long long item = item0 + blockIdx.z;
     const long long m4 = (m + OZ_PROBE_TILE - 1) / OZ_PROBE_TILE;
     const long long n4 = (n + OZ_PROBE_TILE - 1) / OZ_PROBE_TILE;
-    const long long ti0 = (long long)blockIdx.y * OZ_PROBE_TILES;  // the block's first tiles
-    const long long tj0 = (long long)blockIdx.x * OZ_PROBE_TILES;
+    const long long ti0 = row_tiles * OZ_PROBE_TILES;  // the block's first tiles
+    const long long tj0 = column_tiles * OZ_PROBE_TILES;
     const int tiles_a = (int)(m4 - ti0 < OZ_PROBE_TILES ? m4 - ti0 : OZ_PROBE_TILES);
     const int tiles_b = (int)(n4 - tj0 < OZ_PROBE_TILES ? n4 - tj0 : OZ_PROBE_TILES);
     const long long first[2] = {item * m4 + ti0, items * m4 + item * n4 + tj0};
@@ -366,7 +371,7 @@ __device__ __forceinline__ void oz_probe_pairs_body(long long items, long long i
 #pragma unroll
             for (int u = 0; u < OZ_PROBE_FILL_WORDS; ++u) {
                 const int h = lane + 32 * u;
-                v[r][u] = live && h < width ? __ldg(src + h) : 0u;
+                v[r][u] = live && h < width ? (fused ? src[h] : __ldg(src + h)) : 0u;
             }
         }
 #pragma unroll
@@ -389,7 +394,7 @@ __device__ __forceinline__ void oz_probe_pairs_body(long long items, long long i
     constexpr int half = OZ_PROBE_TILES / 2;
     const int ti = threadIdx.x / half, tj = threadIdx.x % half;  // pairs (ti + 8u, tj + 8v)
     oz_u64 sum[2][2];  // exact: below 2**53
-    {
+    if (!fused || threadIdx.x < OZ_PROBE_PAIR_THREADS) {
         const uint2* a2[2] = {reinterpret_cast<const uint2*>(minima[0][ti]),
                               reinterpret_cast<const uint2*>(minima[0][ti + half])};
         const uint2* b2[2] = {reinterpret_cast<const uint2*>(minima[1][tj]),
@@ -431,7 +436,7 @@ __device__ __forceinline__ void oz_probe_pairs_body(long long items, long long i
             }
     }
 #pragma unroll
-    for (int u = 0; u < 2; ++u)
+    for (int u = 0; u < 2 && (!fused || threadIdx.x < OZ_PROBE_PAIR_THREADS); ++u)
 #pragma unroll
         for (int v = 0; v < 2; ++v) {
             const int i = ti + u * half, j = tj + v * half;
@@ -466,11 +471,48 @@ __device__ __forceinline__ void oz_probe_pairs_body(long long items, long long i
 
 extern "C" __global__ void __launch_bounds__(OZ_PROBE_PAIR_THREADS)
     oz_probe_pairs_real(OZ_PROBE_PAIRS_PARAMS) {
-    oz_probe_pairs_body<1>(items, item0, m, n, width, tiles, scale, state);
+    oz_probe_pairs_body<1, false>(items, item0 + blockIdx.z, m, n, width, tiles, scale, state,
+                                  blockIdx.y, blockIdx.x);
 }
 extern "C" __global__ void __launch_bounds__(OZ_PROBE_PAIR_THREADS)
     oz_probe_pairs_complex(OZ_PROBE_PAIRS_PARAMS) {
-    oz_probe_pairs_body<2>(items, item0, m, n, width, tiles, scale, state);
+    oz_probe_pairs_body<2, false>(items, item0 + blockIdx.z, m, n, width, tiles, scale, state,
+                                  blockIdx.y, blockIdx.x);
+}
+
+// A row's deficit q_off - floor_log2(min) (ozfft/scheme/gemm.py, _floor_log2; the caller
+// keeps its largest positive one), or 0 for a zero row; min: the bits of its tile's rmin
+// (A) or cmin (Bt).
+__device__ __forceinline__ long long oz_probe_row_deficit(int q_off, oz_u64 min_bits,
+                                                          int never) {
+    if (q_off == OZ_PROBE_EXACT) return 0;
+    const double v = __longlong_as_double((long long)min_bits);
+    long long floor_log2;
+    if (isinf(v)) {
+        floor_log2 = never;
+    } else if (v > 0.0) {
+        int e;
+        frexp(v, &e);
+        floor_log2 = e - 1;
+    } else {
+        floor_log2 = -(long long)never;
+    }
+    return (long long)q_off - floor_log2;
+}
+
+// The block's largest deficits per operand (deficit[s], each thread's) into the head: one
+// atomicMax per block and operand.
+__device__ __forceinline__ void oz_probe_merge_deficits(oz_i64* __restrict__ out,
+                                                        const long long (&deficit)[2]) {
+    __shared__ long long block_deficit[2];
+    if (threadIdx.x < 2) block_deficit[threadIdx.x] = 0;
+    __syncthreads();
+#pragma unroll
+    for (int s = 0; s < 2; ++s)
+        if (deficit[s] > 0) atomicMax(&block_deficit[s], deficit[s]);
+    __syncthreads();
+    if (threadIdx.x < 2 && block_deficit[threadIdx.x] > 0)
+        oz_atomic_max_i64(out + threadIdx.x, block_deficit[threadIdx.x]);
 }
 
 // Each row's deficit and the largest per operand: rows [0, items m) are A's (their q, rmin
@@ -479,11 +521,7 @@ extern "C" __global__ void __launch_bounds__(OZ_PROBE_PAIR_THREADS)
 extern "C" __global__ void __launch_bounds__(256)
     oz_probe_deficits(oz_i64* __restrict__ state, const int* __restrict__ q, long long items,
                       long long m, long long n, int never) {
-    oz_i64* out = state;
     const oz_u64* rmin = reinterpret_cast<const oz_u64*>(state + OZ_PROBE_OUT);
-    __shared__ long long block_deficit[2];
-    if (threadIdx.x < 2) block_deficit[threadIdx.x] = 0;
-    __syncthreads();
     const long long rows_a = items * m, total = items * (m + n);
     const long long m4 = (m + OZ_PROBE_TILE - 1) / OZ_PROBE_TILE;
     const long long n4 = (n + OZ_PROBE_TILE - 1) / OZ_PROBE_TILE;
@@ -495,27 +533,55 @@ extern "C" __global__ void __launch_bounds__(256)
         const long long local = side ? idx - rows_a : idx;
         const long long rows = side ? n : m, tiles = side ? n4 : m4;
         const long long item = local / rows, row = local % rows;
-        const int q_off = q[idx];  // A's rows, then Bt's
-        if (q_off == OZ_PROBE_EXACT) continue;
-        const double v = __longlong_as_double(
-            (long long)(side ? cmin : rmin)[item * tiles + row / OZ_PROBE_TILE]);
-        long long floor_log2;  // ozfft/scheme/gemm.py, _floor_log2
-        if (isinf(v)) {
-            floor_log2 = never;
-        } else if (v > 0.0) {
-            int e;
-            frexp(v, &e);
-            floor_log2 = e - 1;
-        } else {
-            floor_log2 = -(long long)never;
-        }
-        const long long d = (long long)q_off - floor_log2;
+        const long long d = oz_probe_row_deficit(
+            q[idx], (side ? cmin : rmin)[item * tiles + row / OZ_PROBE_TILE], never);
         deficit[side] = d > deficit[side] ? d : deficit[side];
     }
-#pragma unroll
-    for (int s = 0; s < 2; ++s)
-        if (deficit[s] > 0) atomicMax(&block_deficit[s], deficit[s]);
-    __syncthreads();
-    if (threadIdx.x < 2 && block_deficit[threadIdx.x] > 0)
-        oz_atomic_max_i64(out + threadIdx.x, block_deficit[threadIdx.x]);
+    oz_probe_merge_deficits(state, deficit);
 }
+
+// The whole probe of items of at most OZ_PROBE_ROWS rows and columns and k <= OZ_PROBE_K in
+// one launch, a block per item (grid y: items from item0): A's rows, Bt's rows (the rows
+// kernels' body, side 0 then 1), the item's tile pairs (the pairs body on the minima this
+// block wrote) and its rows' deficits, where the three launches above take three. The
+// same integers, the same state; the minima and the rows' q go through global memory
+// (L2) between the steps, read back by the block that wrote them.
+template <int planes, bool write_bt>
+__device__ __forceinline__ void oz_probe_items_body(OZ_PROBE_ROWS_PARAMS) {
+    const long long item = item0 + blockIdx.y;
+    oz_probe_rows_body<planes, false, write_bt>(OZ_PROBE_ROWS_ARGS, 0, item, 0);
+    __syncthreads();  // (the body's shared rows are taken again)
+    oz_probe_rows_body<planes, false, write_bt>(OZ_PROBE_ROWS_ARGS, 1, item, 0);
+    __syncthreads();
+    oz_probe_pairs_body<planes, true>(items, item, m, n, (int)(size * planes), tiles, scale,
+                                      state, 0, 0);
+    __syncthreads();
+    const long long m4 = (m + OZ_PROBE_TILE - 1) / OZ_PROBE_TILE;
+    const long long n4 = (n + OZ_PROBE_TILE - 1) / OZ_PROBE_TILE;
+    const oz_u64* rmin = reinterpret_cast<const oz_u64*>(state + OZ_PROBE_OUT) + item * m4;
+    const oz_u64* cmin =
+        reinterpret_cast<const oz_u64*>(state + OZ_PROBE_OUT) + items * m4 + item * n4;
+    long long deficit[2] = {0, 0};
+    for (int idx = threadIdx.x; idx < m + n; idx += blockDim.x) {
+        const int side = idx >= m;
+        const int row = side ? idx - (int)m : idx;
+        const int q_off = q[(side ? items * m + item * n : item * m) + row];
+        // (the minima were merged by atomics, at L2: read from there)
+        const oz_u64 bits = __ldcg((side ? cmin : rmin) + row / OZ_PROBE_TILE);
+        const long long d = oz_probe_row_deficit(q_off, bits, never);
+        deficit[side] = d > deficit[side] ? d : deficit[side];
+    }
+    oz_probe_merge_deficits(state, deficit);
+}
+
+// Two blocks an SM (the host's _PROBE_ITEMS_PER_SM): the pairs' minima (33 KB) and, where B
+// is read in place, its staged columns (complex, k = 64: 66.5 KB) in shared memory.
+#define OZ_PROBE_ITEMS_KERNEL(name, planes, write_bt)                                     \
+    extern "C" __global__ void __launch_bounds__(OZ_PROBE_THREADS, 2)                     \
+        name(OZ_PROBE_ROWS_PARAMS) {                                                      \
+        oz_probe_items_body<planes, write_bt>(OZ_PROBE_ROWS_ARGS);                        \
+    }
+OZ_PROBE_ITEMS_KERNEL(oz_probe_items_real, 1, true)
+OZ_PROBE_ITEMS_KERNEL(oz_probe_items_complex, 2, true)
+OZ_PROBE_ITEMS_KERNEL(oz_probe_items_in_place_real, 1, false)
+OZ_PROBE_ITEMS_KERNEL(oz_probe_items_in_place_complex, 2, false)

@@ -187,13 +187,16 @@ class _SmallLaunch:
 @dataclass(frozen=True, slots=True)
 class _ProbeLaunch:
     """How the plan probe (:meth:`CudaEngine.tiled_plan_probe`) runs one signature: its three
-    kernels' launchers and grids, the state's size in 8-byte words (``words``, then
-    ``bt_bytes`` of Bt's rows where B is read in place and ``keeps_bt``), the rows kernel's
-    staged bytes and the rules' integers, decided from shapes and layouts alone."""
+    kernels' launchers and grids (or, for items of at most 64 rows and columns with their
+    statistics formed in the kernel, ``items_kernel``: the whole probe in one launch, a
+    block per item; the other three None), the state's size in 8-byte words (``words``,
+    then ``bt_bytes`` of Bt's rows where B is read in place and ``keeps_bt``), the rows
+    kernel's staged bytes and the rules' integers, decided from shapes and layouts alone."""
 
     rows_kernel: Any
     pairs_kernel: Any
     deficits_kernel: Any
+    items_kernel: Any
     batch_shape: tuple[int, ...]
     batch: int
     m: int
@@ -225,6 +228,14 @@ _PROBE_ROWS = 64
 _PROBE_THREADS = 256
 _PROBE_PAIR_THREADS = 64
 _PROBE_TILE = 4
+#: items of at most this many rows and columns (with their statistics formed in the kernel),
+#: as many as one wave of its blocks holds (``_PROBE_ITEMS_PER_SM`` an SM, its launch
+#: bounds), run the whole probe in one launch (``oz_probe_items_*``), a block per item: the
+#: call saves two launches and the side stream's fork, where the three launches of a larger
+#: stack let its product start after the rows (docs/perf-notes.md, "The whole probe in one
+#: launch")
+_PROBE_ITEMS_MAX = _PROBE_ROWS
+_PROBE_ITEMS_PER_SM = 2
 #: (the inner indices, the given statistics and the shifts' table passed as addresses: 0
 #: where absent)
 _PROBE_ROWS_KINDS = ("ptr", "ptr") + ("i64",) * 11 + ("i32",) * 5 + ("ptr",) * 4 + ("i64",) * 2
@@ -247,6 +258,10 @@ _PROBE_SIGNATURES = {
     "oz_probe_rows_in_place_complex": _PROBE_ROWS_KINDS,
     "oz_probe_rows_given_real": _PROBE_ROWS_KINDS,
     "oz_probe_rows_given_complex": _PROBE_ROWS_KINDS,
+    "oz_probe_items_real": _PROBE_ROWS_KINDS,
+    "oz_probe_items_complex": _PROBE_ROWS_KINDS,
+    "oz_probe_items_in_place_real": _PROBE_ROWS_KINDS,
+    "oz_probe_items_in_place_complex": _PROBE_ROWS_KINDS,
     "oz_probe_pairs_real": ("i64",) * 4 + ("i32", "ptr", "ptr", "ptr"),
     "oz_probe_pairs_complex": ("i64",) * 4 + ("i32", "ptr", "ptr", "ptr"),
     "oz_probe_deficits": ("ptr", "ptr", "i64", "i64", "i64", "i32"),
@@ -333,6 +348,7 @@ class CudaEngine(Engine):
         self._clock = CudaEventClock(cupy)
         self._cublas = cublas
         self._sm_count = cupy.cuda.Device().attributes["MultiProcessorCount"]
+        self._probe_items_batch = _PROBE_ITEMS_PER_SM * self._sm_count
         self._flags: dict[int, MappedFlags] = {}  # per device id
         self._rule_args: dict[tuple, Any] = {}  # (device id, arguments) -> int64 array
         #: (device id, the kernel's arguments) -> (launcher, dynamic shared bytes, threads,
@@ -1560,16 +1576,20 @@ class CudaEngine(Engine):
         kernel_rules = (rules.lower_bound_bits, rules.budget_bits, ceil_log2_int(rules.terms),
                         rules.pairing_offset, rules.never)  # fmt: skip
         keeps_bt = b_in_place and keep_bt
-        if given:
-            rows_kernel = self._probe_kernel(f"oz_probe_rows_given_{part}")
-        elif b_in_place and not keeps_bt:
-            rows_kernel = self._probe_kernel(f"oz_probe_rows_in_place_{part}", _PROBE_STAGE_MAX)
+        in_place = "in_place_" if b_in_place and not keeps_bt else ""
+        rows_kernel = pairs_kernel = deficits_kernel = items_kernel = None
+        if not given and max(m, n) <= _PROBE_ITEMS_MAX and batch <= self._probe_items_batch:
+            items_kernel = self._probe_kernel(f"oz_probe_items_{in_place}{part}", _PROBE_STAGE_MAX)
         else:
-            rows_kernel = self._probe_kernel(f"oz_probe_rows_{part}", _PROBE_STAGE_MAX)
+            rows = f"oz_probe_rows_given_{part}" if given else f"oz_probe_rows_{in_place}{part}"
+            rows_kernel = self._probe_kernel(rows, 0 if given else _PROBE_STAGE_MAX)
+            pairs_kernel = self._probe_kernel(f"oz_probe_pairs_{part}")
+            deficits_kernel = self._probe_kernel("oz_probe_deficits")
         return _ProbeLaunch(
             rows_kernel=rows_kernel,
-            pairs_kernel=self._probe_kernel(f"oz_probe_pairs_{part}"),
-            deficits_kernel=self._probe_kernel("oz_probe_deficits"),
+            pairs_kernel=pairs_kernel,
+            deficits_kernel=deficits_kernel,
+            items_kernel=items_kernel,
             batch_shape=tuple(batch_shape),
             batch=batch,
             m=m,
@@ -1601,8 +1621,9 @@ class CudaEngine(Engine):
     ) -> PendingProbe:
         """One :meth:`tiled_plan_probe` as ``plan`` says: the state's allocation and the
         memset of its head, the rows kernel, and the test (pairs, deficits, read) queued at
-        the first wait on the side stream. ``bt`` as the plan's (B is read in place from
-        it where the plan says so)."""
+        the first wait on the side stream; or the items kernel (the whole probe) and the
+        read behind it on this stream. ``bt`` as the plan's (B is read in place from it
+        where the plan says so)."""
         cp = self._cp
         batch, m, n, k = plan.batch, plan.m, plan.n, plan.k
         b = bt.swapaxes(-1, -2) if plan.b_in_place else None  # B, read in place
@@ -1639,11 +1660,17 @@ class CudaEngine(Engine):
             args = (a, bt if b is None else b, batch, b0, m, n, k, plan.size, *given,
                     *plan.rules, state, q, minima, scale, 0 if shifts is None else shifts,
                     0 if b is None else (bt if plan.keeps_bt else b).data.ptr)  # fmt: skip
-            plan.rows_kernel(
-                (plan.row_blocks, items, 2), (_PROBE_THREADS,), args, shared_mem=plan.stage
-            )
-        side = _fork_point(cp)  # the rows are queued: the test may start from here
+            if plan.items_kernel is not None:
+                plan.items_kernel((1, items, 1), (_PROBE_THREADS,), args, shared_mem=plan.stage)
+            else:
+                plan.rows_kernel(
+                    (plan.row_blocks, items, 2), (_PROBE_THREADS,), args, shared_mem=plan.stage
+                )
         reads: list[Callable[[], np.ndarray]] = []
+        if plan.items_kernel is not None:  # the whole test ran: its read, before the product
+            reads.append(_read_async(cp, state, _PROBE_OUT))
+        else:
+            side = _fork_point(cp)  # the rows are queued: the test may start from here
 
         def test() -> Callable[[], np.ndarray]:
             """The tile-pair test and its read, queued once (at the first wait) on the side
