@@ -335,8 +335,8 @@ OZ_PROBE_ROWS_KERNEL(oz_probe_rows_given_complex, 2, true, false)
 // Bt, so that each 8-byte load of shared memory feeds two pairs. The block's fill of the
 // minima and its fixed work weigh as much as the products (docs/perf-notes.md, "The probe's
 // tile pairs two by two").
-// fused: the same block wrote the minima (plain loads, not the read-only path; threads
-// past OZ_PROBE_PAIR_THREADS only fill).
+// fused: the same block (OZ_PROBE_THREADS) wrote the minima (plain loads, not the
+// read-only path) and takes a pair a thread.
 template <int planes, bool fused>
 __device__ __forceinline__ void oz_probe_pairs_body(long long items, long long item,
                                                     long long m, long long n, int width,
@@ -392,25 +392,38 @@ __device__ __forceinline__ void oz_probe_pairs_body(long long items, long long i
     }
     __syncthreads();
     constexpr int half = OZ_PROBE_TILES / 2;
-    const int ti = threadIdx.x / half, tj = threadIdx.x % half;  // pairs (ti + 8u, tj + 8v)
-    oz_u64 sum[2][2];  // exact: below 2**53
-    if (!fused || threadIdx.x < OZ_PROBE_PAIR_THREADS) {
-        const uint2* a2[2] = {reinterpret_cast<const uint2*>(minima[0][ti]),
-                              reinterpret_cast<const uint2*>(minima[0][ti + half])};
-        const uint2* b2[2] = {reinterpret_cast<const uint2*>(minima[1][tj]),
-                              reinterpret_cast<const uint2*>(minima[1][tj + half])};
+    // P x P pairs a thread: (ti + 8 (u0 + u), tj + 8 (v0 + v)); the pairs kernels' 64 threads
+    // take 2 x 2 each (u0 = v0 = 0), the items kernels' 256 one each (thread group g of 64:
+    // u0 = g / 2, v0 = g % 2)
+    constexpr int P = fused ? 1 : 2;
+    static_assert(!fused || OZ_PROBE_THREADS == 4 * OZ_PROBE_PAIR_THREADS, "a pair a thread");
+    const int local = threadIdx.x % OZ_PROBE_PAIR_THREADS, group = threadIdx.x / OZ_PROBE_PAIR_THREADS;
+    const int ti = local / half, tj = local % half, u0 = group / 2, v0 = group % 2;
+    oz_u64 sum[P][P];  // exact: below 2**53
+    {
+        const uint2* a2[P];
+        const uint2* b2[P];
+#pragma unroll
+        for (int u = 0; u < P; ++u) {
+            a2[u] = reinterpret_cast<const uint2*>(minima[0][ti + (u0 + u) * half]);
+            b2[u] = reinterpret_cast<const uint2*>(minima[1][tj + (v0 + u) * half]);
+        }
         // real: two entries per 8-byte load, independent sums (s0 even h, s1 odd h; an odd
         // width's last entry after the loop); complex, interleaved parts: s0 the Re-form
         // sum mr nr + mi ni, s1 the Im-form sum mr ni + mi nr
-        oz_u64 s0[2][2] = {}, s1[2][2] = {};
+        oz_u64 s0[P][P] = {}, s1[P][P] = {};
 #pragma unroll 4
         for (int h = 0; h + (planes == 1) < width; h += 2) {
-            const uint2 x[2] = {a2[0][h / 2], a2[1][h / 2]};
-            const uint2 y[2] = {b2[0][h / 2], b2[1][h / 2]};
+            uint2 x[P], y[P];
 #pragma unroll
-            for (int u = 0; u < 2; ++u)
+            for (int u = 0; u < P; ++u) {
+                x[u] = a2[u][h / 2];
+                y[u] = b2[u][h / 2];
+            }
 #pragma unroll
-                for (int v = 0; v < 2; ++v) {
+            for (int u = 0; u < P; ++u)
+#pragma unroll
+                for (int v = 0; v < P; ++v) {
                     const oz_u64 xy = (oz_u64)x[u].x * y[v].x, xy2 = (oz_u64)x[u].y * y[v].y;
                     if (planes == 1) {
                         s0[u][v] += xy;
@@ -422,24 +435,24 @@ __device__ __forceinline__ void oz_probe_pairs_body(long long items, long long i
                 }
         }
 #pragma unroll
-        for (int u = 0; u < 2; ++u)
+        for (int u = 0; u < P; ++u)
 #pragma unroll
-            for (int v = 0; v < 2; ++v) {
+            for (int v = 0; v < P; ++v) {
                 if (planes == 1) {
                     sum[u][v] = s0[u][v] + s1[u][v];
                     if (width % 2)
-                        sum[u][v] += (oz_u64)minima[0][ti + u * half][width - 1] *
-                                     minima[1][tj + v * half][width - 1];
+                        sum[u][v] += (oz_u64)minima[0][ti + (u0 + u) * half][width - 1] *
+                                     minima[1][tj + (v0 + v) * half][width - 1];
                 } else {
                     sum[u][v] = s0[u][v] < s1[u][v] ? s0[u][v] : s1[u][v];
                 }
             }
     }
 #pragma unroll
-    for (int u = 0; u < 2 && (!fused || threadIdx.x < OZ_PROBE_PAIR_THREADS); ++u)
+    for (int u = 0; u < P; ++u)
 #pragma unroll
-        for (int v = 0; v < 2; ++v) {
-            const int i = ti + u * half, j = tj + v * half;
+        for (int v = 0; v < P; ++v) {
+            const int i = ti + (u0 + u) * half, j = tj + (v0 + v) * half;
             const bool valid = i < tiles_a && j < tiles_b;
             const double gij = (double)sum[u][v];  // below 2**53: exact
             row_part[i][j] = valid ? gij * tile_scale[1][j] : OZ_INF;

@@ -9,6 +9,7 @@ from ozfft.linalg import _forget_prepared
 from ozfft.reference import phi_matrix
 OUT = os.environ.get("OUT", ".")
 rng = np.random.default_rng(8)
+BATCHES = tuple(int(x) for x in os.environ.get("BATCHES", "66,132,264,396,528").split(","))
 eng = cuda_engine()
 def sync_median(f, n):
     for _ in range(5): f()
@@ -18,7 +19,7 @@ def sync_median(f, n):
     return 1e6 * float(np.median(ts))
 res = {}
 for dt in (np.complex128, np.float64):
-    for batch in (66, 132, 264, 396, 528):
+    for batch in BATCHES:
         a = cp.asarray(phi_matrix(rng, (batch, 64, 64), 0.5, dt)); b = cp.asarray(phi_matrix(rng, (batch, 64, 64), 0.5, dt))
         key = f"{np.dtype(dt).name} {batch}x64^3"; r = res.setdefault(key, {"one": [], "three": []})
         for rnd in range(4):
@@ -28,4 +29,4 @@ for dt in (np.complex128, np.float64):
         eng._probe_items_batch = E._PROBE_ITEMS_PER_SM * eng._sm_count; _forget_prepared()
         r["cupy"] = sync_median(lambda: cp.matmul(a, b), 100)
         print(f"{key:22s} one {np.median(r['one']):7.1f} three {np.median(r['three']):7.1f} cupy {r['cupy']:6.1f}")
-json.dump(res, open(os.path.join(OUT, "ab_items_batch.json"), "w"), indent=1)
+json.dump(res, open(os.path.join(OUT, "ab_items_batch" + os.environ.get("TAG", "") + ".json"), "w"), indent=1)
