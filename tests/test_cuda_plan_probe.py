@@ -111,43 +111,73 @@ def test_probe_is_the_staged_tiled_test(shape, dtype, kind, rng):
 
 @pytest.mark.parametrize("shape", [(3, 5, 7, 6), (2, 64, 64, 64), (5, 33, 64, 17)])
 @pytest.mark.parametrize("dtype", [np.float64, np.complex128])
-@pytest.mark.parametrize("kind", ["phi", "mixed"])
+@pytest.mark.parametrize("kind", ["phi", "wide", "mixed"])
 def test_probe_in_one_launch_is_the_three_launch_probe(shape, dtype, kind, rng, monkeypatch):
     """Items of at most 64 rows and columns run the whole probe in one launch
-    (``oz_probe_items_*``): for each layout of B (Bt's rows; B read in place with Bt's rows
-    written, and without), the staged tiled test's deficits and maxima, the three-launch
-    probe's shifts, and Bt's rows as B's bits."""
+    (``oz_probe_items_*``), here on a user's non-blocking stream: for each layout of B (Bt's
+    rows; B read in place with Bt's rows written, and without) and at four truncation and
+    CRT budgets, the staged tiled test's deficits and maxima, the staged fast-mode shifts,
+    and Bt's rows as B's bits; the three launches give the same."""
     from ozfft.engines.cuda import engine as cuda_module
 
     numpy_engine, cuda_engine = _engines()
     batch, m, k, n = shape
     a = numpy_engine.prepare_operand(_data(rng, kind, (batch, m, k), dtype))
     bt = numpy_engine.prepare_operand(_data(rng, kind, (batch, n, k), dtype))
-    r = bounds.truncation_budget(k * (2 if a.dtype.kind == "c" else 1), "fp64", 53, 1) or 56
-    want, rules, _ = staged_tiled_probe(
-        numpy_engine, a, bt, budget_bits=int8_system(16).budget_bits, r=r
-    )
-    da, dbt = cp.asarray(a), cp.asarray(bt)
-    view = cp.ascontiguousarray(dbt.swapaxes(-1, -2)).swapaxes(-1, -2)  # B, read in place
-    layouts = ((dbt, True), (view, True), (view, False))
-    runs = {}
-    for items_max in (cuda_module._PROBE_ITEMS_MAX, 0):
-        monkeypatch.setattr(cuda_module, "_PROBE_ITEMS_MAX", items_max)
-        for i, (operand, keep_bt) in enumerate(layouts):
-            plan = cuda_engine._plan_probe(da, operand, rules, size=k, given=False,
-                                           keep_bt=keep_bt)  # fmt: skip
-            assert (plan.items_kernel is not None) == (items_max > 0)
-            assert plan.b_in_place == (operand is view)
-            pending = cuda_engine._run_probe(plan, da, operand)
-            assert pending() == want, (items_max, i)
-            shifts = tuple(cp.asnumpy(x) for x in pending.shifts)
-            if pending.bt is not None:
-                bits = cp.asnumpy(pending.bt).view(np.uint64)
-                np.testing.assert_array_equal(bits, bt.view(np.uint64))
-            runs.setdefault(i, []).append(shifts)
-    for one, three in runs.values():
-        for x, y in zip(one, three, strict=True):
-            np.testing.assert_array_equal(x, y)
+    r0 = bounds.truncation_budget(k * (2 if a.dtype.kind == "c" else 1), "fp64", 53, 1) or 56
+    stream = cp.cuda.Stream(non_blocking=True)
+    with stream:
+        da, dbt = cp.asarray(a), cp.asarray(bt)
+        view = cp.ascontiguousarray(dbt.swapaxes(-1, -2)).swapaxes(-1, -2)  # B, in place
+        layouts = ((dbt, True), (view, True), (view, False))
+        for r, count in ((r0, 16), (r0 + 40, 14), (r0 - 30, 20), (r0 + 90, 8)):
+            want, rules, _ = staged_tiled_probe(
+                numpy_engine, a, bt, budget_bits=int8_system(count).budget_bits, r=r
+            )
+            shifts = compute_shifts(numpy_engine, a, bt, count, "fast")
+            for items_max in (cuda_module._PROBE_ITEMS_MAX, 0):
+                monkeypatch.setattr(cuda_module, "_PROBE_ITEMS_MAX", items_max)
+                for i, (operand, keep_bt) in enumerate(layouts):
+                    plan = cuda_engine._plan_probe(da, operand, rules, size=k, given=False,
+                                                   keep_bt=keep_bt)  # fmt: skip
+                    assert (plan.items_kernel is not None) == (items_max > 0)
+                    assert plan.b_in_place == (operand is view)
+                    pending = cuda_engine._run_probe(plan, da, operand)
+                    assert pending() == want, (r, count, items_max, i)
+                    for got, expected in zip(pending.shifts, shifts, strict=True):
+                        np.testing.assert_array_equal(cp.asnumpy(got), expected)
+                    if pending.bt is not None:
+                        bits = cp.asnumpy(pending.bt).view(np.uint64)
+                        np.testing.assert_array_equal(bits, bt.view(np.uint64))
+
+
+def test_probe_in_one_launch_for_one_wave_of_items():
+    """The items kernels fit this GPU (at least one block an SM), and a stack takes the one
+    launch up to as many items as one wave of its blocks holds, three launches past it."""
+    _, cuda_engine = _engines()
+    sms = cp.cuda.Device().attributes["MultiProcessorCount"]
+    rules = staged_tiled_probe(
+        _engines()[0], np.ones((1, 4, 4)), np.ones((1, 4, 4)), budget_bits=125, r=50
+    )[1]
+    for dtype, planes in ((np.float64, 1), (np.complex128, 2)):
+        per_sm = cuda_engine._probe_items_per_sm(
+            f"oz_probe_items_in_place_{'complex' if planes == 2 else 'real'}", planes, 0
+        )
+        assert per_sm >= 1
+        for layout in ("rows", "in place"):
+            name = "in_place_" if layout == "in place" else ""
+            kind = "complex" if planes == 2 else "real"
+            stage = 64 * 5 * 8 * planes if layout == "in place" else 0
+            wave = sms * cuda_engine._probe_items_per_sm(
+                f"oz_probe_items_{name}{kind}", planes, max(stage, 2 * 16 * 258 * 4)
+            )
+            for batch, one in ((wave, True), (wave + 1, False)):
+                a = cp.zeros((batch, 4, 4), dtype)
+                bt = cp.zeros((batch, 4, 4), dtype)
+                if layout == "in place":
+                    bt = cp.zeros((batch, 4, 4), dtype).swapaxes(-1, -2)
+                plan = cuda_engine._plan_probe(a, bt, rules, size=4, given=False, keep_bt=False)
+                assert (plan.items_kernel is not None) == one, (dtype, layout, batch)
 
 
 def _probes(monkeypatch):

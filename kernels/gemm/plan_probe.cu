@@ -1,6 +1,7 @@
 // The accuracy plan's first test (ozfft/scheme/gemm.py, _Pairing.tiled and
 // _Planner._single_deficits at the default moduli count; docs/numerics.md, "The accuracy
-// guarantee of matmul") in three launches, where the staged decision takes ~100 small ones.
+// guarantee of matmul") in three launches (or one, oz_probe_items_*), where the staged
+// decision takes ~100 small ones.
 // The same integers as that path, so the same plan:
 //
 //   (the host zeroes the state's head)
@@ -56,6 +57,7 @@
 #define OZ_PROBE_STRIDE (2 * OZ_PROBE_SUBSET + 2)  // words per row of tile minima (2 mod 32:
                                                    // 8-byte loads of 16 rows hit 32 banks)
 static_assert(32 * OZ_PROBE_FILL_WORDS >= 2 * OZ_PROBE_SUBSET, "a row of minima a batch");
+#define OZ_PROBE_MINIMA_BYTES (2 * OZ_PROBE_TILES * OZ_PROBE_STRIDE * 4)  // both operands'
 #define OZ_PROBE_EXACT (-2147483647 - 1)  // q_off of a zero row: it needs nothing
 #define OZ_PROBE_CLIP 960                 // scaling exponents are clipped to +-960 (no overflow)
 #define OZ_PROBE_OUT 10                   // results at the head of the state
@@ -335,8 +337,9 @@ OZ_PROBE_ROWS_KERNEL(oz_probe_rows_given_complex, 2, true, false)
 // Bt, so that each 8-byte load of shared memory feeds two pairs. The block's fill of the
 // minima and its fixed work weigh as much as the products (docs/perf-notes.md, "The probe's
 // tile pairs two by two").
-// fused: the same block (OZ_PROBE_THREADS) wrote the minima (plain loads, not the
-// read-only path) and takes a pair a thread.
+// fused: the same block (OZ_PROBE_THREADS) wrote the minima and the scales (read from L2,
+// __ldcg: never the read-only path, which the const restrict pointers would allow) and
+// takes a pair a thread.
 template <int planes, bool fused>
 __device__ __forceinline__ void oz_probe_pairs_body(long long items, long long item,
                                                     long long m, long long n, int width,
@@ -344,7 +347,16 @@ __device__ __forceinline__ void oz_probe_pairs_body(long long items, long long i
                                                     const double* __restrict__ scale,
                                                     oz_i64* __restrict__ state, long long row_tiles,
                                                     long long column_tiles) {
-    __shared__ __align__(8) oz_u32 minima[2][OZ_PROBE_TILES][OZ_PROBE_STRIDE];
+    // the minima: the pairs kernels' own; the items kernels' in the dynamic shared memory
+    // the rows staged B's columns in (done with by now: OZ_PROBE_MINIMA_BYTES)
+    using minima_rows = oz_u32[OZ_PROBE_TILES][OZ_PROBE_STRIDE];
+    minima_rows* minima;
+    if constexpr (fused) {
+        minima = reinterpret_cast<minima_rows*>(oz_probe_stage);
+    } else {
+        __shared__ __align__(8) oz_u32 own[2][OZ_PROBE_TILES][OZ_PROBE_STRIDE];
+        minima = own;
+    }
     __shared__ double tile_scale[2][OZ_PROBE_TILES];
     __shared__ double row_part[OZ_PROBE_TILES][OZ_PROBE_TILES + 1];  // G_IJ 2**-clip(dB_J)
     __shared__ double col_part[OZ_PROBE_TILES][OZ_PROBE_TILES + 1];  // G_IJ 2**-clip(dA_I)
@@ -371,7 +383,7 @@ __device__ __forceinline__ void oz_probe_pairs_body(long long items, long long i
 #pragma unroll
             for (int u = 0; u < OZ_PROBE_FILL_WORDS; ++u) {
                 const int h = lane + 32 * u;
-                v[r][u] = live && h < width ? (fused ? src[h] : __ldg(src + h)) : 0u;
+                v[r][u] = live && h < width ? (fused ? __ldcg(src + h) : __ldg(src + h)) : 0u;
             }
         }
 #pragma unroll
@@ -388,7 +400,8 @@ __device__ __forceinline__ void oz_probe_pairs_body(long long items, long long i
     }
     if (threadIdx.x < 2 * OZ_PROBE_TILES) {
         const int side = threadIdx.x / OZ_PROBE_TILES, tile = threadIdx.x % OZ_PROBE_TILES;
-        if (tile < (side ? tiles_b : tiles_a)) tile_scale[side][tile] = scale[first[side] + tile];
+        if (tile < (side ? tiles_b : tiles_a))
+            tile_scale[side][tile] = fused ? __ldcg(scale + first[side] + tile) : scale[first[side] + tile];
     }
     __syncthreads();
     constexpr int half = OZ_PROBE_TILES / 2;
@@ -578,7 +591,7 @@ __device__ __forceinline__ void oz_probe_items_body(OZ_PROBE_ROWS_PARAMS) {
     for (int idx = threadIdx.x; idx < m + n; idx += blockDim.x) {
         const int side = idx >= m;
         const int row = side ? idx - (int)m : idx;
-        const int q_off = q[(side ? items * m + item * n : item * m) + row];
+        const int q_off = __ldcg(q + (side ? items * m + item * n : item * m) + row);
         // (the minima were merged by atomics, at L2: read from there)
         const oz_u64 bits = __ldcg((side ? cmin : rmin) + row / OZ_PROBE_TILE);
         const long long d = oz_probe_row_deficit(q_off, bits, never);
@@ -587,10 +600,11 @@ __device__ __forceinline__ void oz_probe_items_body(OZ_PROBE_ROWS_PARAMS) {
     oz_probe_merge_deficits(state, deficit);
 }
 
-// Two blocks an SM (the host's _PROBE_ITEMS_PER_SM): the pairs' minima (33 KB) and, where B
-// is read in place, its staged columns (complex, k = 64: 66.5 KB) in shared memory.
+// Three blocks an SM (the host counts them: _probe_items_per_sm): the dynamic shared memory holds B's
+// staged columns (where B is read in place; complex, k = 64: 66.5 KB), then the pairs'
+// minima (33 KB, OZ_PROBE_MINIMA_BYTES).
 #define OZ_PROBE_ITEMS_KERNEL(name, planes, write_bt)                                     \
-    extern "C" __global__ void __launch_bounds__(OZ_PROBE_THREADS, 2)                     \
+    extern "C" __global__ void __launch_bounds__(OZ_PROBE_THREADS, 3)                     \
         name(OZ_PROBE_ROWS_PARAMS) {                                                      \
         oz_probe_items_body<planes, write_bt>(OZ_PROBE_ROWS_ARGS);                        \
     }

@@ -229,13 +229,15 @@ _PROBE_THREADS = 256
 _PROBE_PAIR_THREADS = 64
 _PROBE_TILE = 4
 #: items of at most this many rows and columns (with their statistics formed in the kernel),
-#: as many as one wave of its blocks holds (``_PROBE_ITEMS_PER_SM`` an SM, its launch
-#: bounds), run the whole probe in one launch (``oz_probe_items_*``), a block per item: the
-#: call saves two launches and the side stream's fork, where the three launches of a larger
-#: stack let its product start after the rows (docs/perf-notes.md, "The whole probe in one
-#: launch")
+#: as many as one wave of its blocks holds (:meth:`CudaEngine._probe_items_per_sm`: three an
+#: SM on an H200, its launch bounds), run the whole probe in one launch
+#: (``oz_probe_items_*``), a block per item: the call saves two launches and the side
+#: stream's fork, where the three launches of a larger stack let its product start after
+#: the rows (docs/perf-notes.md, "The whole probe in one launch")
 _PROBE_ITEMS_MAX = _PROBE_ROWS
-_PROBE_ITEMS_PER_SM = 2
+#: the items kernels' dynamic shared memory holds the tile minima of both operands once the
+#: rows are done (``OZ_PROBE_MINIMA_BYTES``: 2 x 16 tiles x 258 words), B's staged columns before
+_PROBE_MINIMA_BYTES = 2 * 16 * 258 * 4
 #: (the inner indices, the given statistics and the shifts' table passed as addresses: 0
 #: where absent)
 _PROBE_ROWS_KINDS = ("ptr", "ptr") + ("i64",) * 11 + ("i32",) * 5 + ("ptr",) * 4 + ("i64",) * 2
@@ -251,6 +253,14 @@ def _probe_stage_bytes(k: int, planes: int) -> int:
 
 #: the most of them (k = 64, complex), the rows kernels' attribute
 _PROBE_STAGE_MAX = _probe_stage_bytes(SMALL_PRODUCT_K, 2)
+
+
+def _probe_items_shared(planes: int) -> int:
+    """The most dynamic shared bytes an items kernel of ``planes`` takes: B's staged columns
+    at the longest k, or the minima."""
+    return max(_probe_stage_bytes(SMALL_PRODUCT_K, planes), _PROBE_MINIMA_BYTES)
+
+
 _PROBE_SIGNATURES = {
     "oz_probe_rows_real": _PROBE_ROWS_KINDS,
     "oz_probe_rows_complex": _PROBE_ROWS_KINDS,
@@ -348,7 +358,7 @@ class CudaEngine(Engine):
         self._clock = CudaEventClock(cupy)
         self._cublas = cublas
         self._sm_count = cupy.cuda.Device().attributes["MultiProcessorCount"]
-        self._probe_items_batch = _PROBE_ITEMS_PER_SM * self._sm_count
+        self._probe_items_fit: dict[tuple, int] = {}
         self._flags: dict[int, MappedFlags] = {}  # per device id
         self._rule_args: dict[tuple, Any] = {}  # (device id, arguments) -> int64 array
         #: (device id, the kernel's arguments) -> (launcher, dynamic shared bytes, threads,
@@ -1576,11 +1586,16 @@ class CudaEngine(Engine):
         kernel_rules = (rules.lower_bound_bits, rules.budget_bits, ceil_log2_int(rules.terms),
                         rules.pairing_offset, rules.never)  # fmt: skip
         keeps_bt = b_in_place and keep_bt
+        stage = _probe_stage_bytes(k, planes) if b_in_place else 0
         in_place = "in_place_" if b_in_place and not keeps_bt else ""
         rows_kernel = pairs_kernel = deficits_kernel = items_kernel = None
-        if not given and max(m, n) <= _PROBE_ITEMS_MAX and batch <= self._probe_items_batch:
-            items_kernel = self._probe_kernel(f"oz_probe_items_{in_place}{part}", _PROBE_STAGE_MAX)
-        else:
+        if not given and max(m, n) <= _PROBE_ITEMS_MAX:
+            items = f"oz_probe_items_{in_place}{part}"
+            stage = max(stage, _PROBE_MINIMA_BYTES)
+            if batch <= self._probe_items_per_sm(items, planes, stage) * self._sm_count:
+                items_kernel = self._probe_kernel(items, _probe_items_shared(planes))
+        if items_kernel is None:
+            stage = _probe_stage_bytes(k, planes) if b_in_place else 0
             rows = f"oz_probe_rows_given_{part}" if given else f"oz_probe_rows_{in_place}{part}"
             rows_kernel = self._probe_kernel(rows, 0 if given else _PROBE_STAGE_MAX)
             pairs_kernel = self._probe_kernel(f"oz_probe_pairs_{part}")
@@ -1600,7 +1615,7 @@ class CudaEngine(Engine):
             tiles=tiles,
             words=words,
             bt_bytes=batch * n * k * 8 * planes if keeps_bt else 0,
-            stage=_probe_stage_bytes(k, planes) if b_in_place else 0,
+            stage=stage,
             b_in_place=b_in_place,
             keeps_bt=keeps_bt,
             given=given,
@@ -1701,6 +1716,27 @@ class CudaEngine(Engine):
                 cp.ndarray((*plan.batch_shape, n), cp.int32, at + 4 * batch * m),
             )
         return PendingProbe(result, shifts, None if b is not None and not plan.keeps_bt else bt)
+
+    def _probe_items_per_sm(self, name: str, planes: int, stage: int) -> int:
+        """Blocks of the items kernel ``name`` an SM of the current device holds at once with
+        ``stage`` dynamic shared bytes (by its static shared memory, registers and threads),
+        or 0 where the kernel's largest dynamic shared memory does not fit a block there:
+        the probe then takes three launches (read once per device and name and bytes)."""
+        key = (self._cp.cuda.runtime.getDevice(), name, stage)
+        if key not in self._probe_items_fit:
+            attributes = self._cp.cuda.Device().attributes
+            kernel = get_function(_PLAN_PROBE_CU, name, scaling_macros())
+            static = kernel.shared_size_bytes
+            fits = (
+                static + _probe_items_shared(planes) <= attributes["MaxSharedMemoryPerBlockOptin"]
+            )
+            registers = -(-kernel.num_regs // 8) * 8 * _PROBE_THREADS  # (8-register granules)
+            self._probe_items_fit[key] = fits * min(
+                attributes["MaxSharedMemoryPerMultiprocessor"] // (static + stage + 1024),
+                attributes["MaxRegistersPerMultiprocessor"] // registers,
+                attributes["MaxThreadsPerMultiProcessor"] // _PROBE_THREADS,
+            )
+        return self._probe_items_fit[key]
 
     def _probe_kernel(self, name: str, shared: int = 0) -> Any:
         """The launcher of ``gemm/plan_probe.cu``'s kernel ``name``; ``shared``: the most

@@ -8,7 +8,7 @@ from ozfft.linalg import _forget_prepared
 from ozfft.reference import phi_matrix
 OUT = os.environ.get("OUT", ".")
 rng = np.random.default_rng(9)
-eng = cuda_engine(); ONE = eng._probe_items_batch
+eng = cuda_engine(); ONE = 10**6
 def sync_median(f, n=300):
     for _ in range(20): f()
     cp.cuda.Device().synchronize(); ts = []
@@ -21,9 +21,9 @@ for dt in (np.complex128, np.float64):
     r = res.setdefault(np.dtype(dt).name, {"one": [], "three": []})
     for rnd in range(6):
         for tag, v in (("one", ONE), ("three", 0)) if rnd % 2 == 0 else (("three", 0), ("one", ONE)):
-            eng._probe_items_batch = v; _forget_prepared()
+            eng._probe_items_per_sm = (lambda *args, v=v: v); _forget_prepared()
             r[tag].append(sync_median(lambda: ozfft.matmul(a, b)))
-    eng._probe_items_batch = ONE; _forget_prepared()
+    del eng._probe_items_per_sm; _forget_prepared()
     r["m16"] = sync_median(lambda: ozfft.matmul(a, b, moduli=16)); r["cupy"] = sync_median(lambda: cp.matmul(a, b))
     print(f"{np.dtype(dt).name}: one {np.median(r['one']):.1f} three {np.median(r['three']):.1f} m16 {r['m16']:.1f} cupy {r['cupy']:.1f}")
 json.dump(res, open(os.path.join(OUT, "ab_single.json"), "w"), indent=1)
