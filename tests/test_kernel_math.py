@@ -727,10 +727,13 @@ def test_probe_geometry_matches_kernel_source():
 
     assert engine._PROBE_THREADS == define("OZ_PROBE_THREADS")
     assert engine._PROBE_PAIR_THREADS == define("OZ_PROBE_PAIR_THREADS")
-    assert (
-        define("OZ_PROBE_PAIR_THREADS")
-        == (define("OZ_PROBE_ROWS") // define("OZ_PROBE_TILE")) ** 2 // 4
-    )
+    assert engine._PROBE_ROWS == define("OZ_PROBE_ROWS")
+    tiles = define("OZ_PROBE_ROWS") // define("OZ_PROBE_TILE")
+    assert define("OZ_PROBE_PAIR_THREADS") == tiles**2 // 4
+    # the items kernels' minima in their dynamic shared memory (OZ_PROBE_MINIMA_BYTES)
+    assert "#define OZ_PROBE_STRIDE (2 * OZ_PROBE_SUBSET + 2)" in src
+    stride = 2 * define("OZ_PROBE_SUBSET") + 2
+    assert engine._PROBE_MINIMA_BYTES == 2 * tiles * stride * 4
     assert src.count("__launch_bounds__(OZ_PROBE_PAIR_THREADS)") == 2
 
 

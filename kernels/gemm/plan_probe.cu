@@ -600,8 +600,8 @@ __device__ __forceinline__ void oz_probe_items_body(OZ_PROBE_ROWS_PARAMS) {
     oz_probe_merge_deficits(state, deficit);
 }
 
-// Three blocks an SM (the host counts them: _probe_items_per_sm): the dynamic shared memory holds B's
-// staged columns (where B is read in place; complex, k = 64: 66.5 KB), then the pairs'
+// Three blocks an SM (the host counts them: _probe_items_per_sm): the dynamic shared
+// memory holds B's staged columns (where B is read in place; complex, k = 64: 66.5 KB), then the pairs'
 // minima (33 KB, OZ_PROBE_MINIMA_BYTES).
 #define OZ_PROBE_ITEMS_KERNEL(name, planes, write_bt)                                     \
     extern "C" __global__ void __launch_bounds__(OZ_PROBE_THREADS, 3)                     \
