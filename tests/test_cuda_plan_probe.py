@@ -154,6 +154,8 @@ def test_probe_in_one_launch_is_the_three_launch_probe(shape, dtype, kind, rng, 
 def test_probe_in_one_launch_for_one_wave_of_items():
     """The items kernels fit this GPU (at least one block an SM), and a stack takes the one
     launch up to as many items as one wave of its blocks holds, three launches past it."""
+    from ozfft.engines.cuda import engine as cuda_module
+
     _, cuda_engine = _engines()
     sms = cp.cuda.Device().attributes["MultiProcessorCount"]
     rules = staged_tiled_probe(
@@ -167,9 +169,9 @@ def test_probe_in_one_launch_for_one_wave_of_items():
         for layout in ("rows", "in place"):
             name = "in_place_" if layout == "in place" else ""
             kind = "complex" if planes == 2 else "real"
-            stage = 64 * 5 * 8 * planes if layout == "in place" else 0
+            stage = cuda_module._probe_stage_bytes(4, planes) if layout == "in place" else 0
             wave = sms * cuda_engine._probe_items_per_sm(
-                f"oz_probe_items_{name}{kind}", planes, max(stage, 2 * 16 * 258 * 4)
+                f"oz_probe_items_{name}{kind}", planes, max(stage, cuda_module._PROBE_MINIMA_BYTES)
             )
             for batch, one in ((wave, True), (wave + 1, False)):
                 a = cp.zeros((batch, 4, 4), dtype)

@@ -1586,18 +1586,20 @@ class CudaEngine(Engine):
         kernel_rules = (rules.lower_bound_bits, rules.budget_bits, ceil_log2_int(rules.terms),
                         rules.pairing_offset, rules.never)  # fmt: skip
         keeps_bt = b_in_place and keep_bt
-        stage = _probe_stage_bytes(k, planes) if b_in_place else 0
+        stage = _probe_stage_bytes(k, planes) if b_in_place else 0  # (B's staged columns)
         in_place = "in_place_" if b_in_place and not keeps_bt else ""
         rows_kernel = pairs_kernel = deficits_kernel = items_kernel = None
         if not given and max(m, n) <= _PROBE_ITEMS_MAX:
-            items = f"oz_probe_items_{in_place}{part}"
-            stage = max(stage, _PROBE_MINIMA_BYTES)
-            if batch <= self._probe_items_per_sm(items, planes, stage) * self._sm_count:
-                items_kernel = self._probe_kernel(items, _probe_items_shared(planes))
+            items_name = f"oz_probe_items_{in_place}{part}"
+            shared = max(stage, _PROBE_MINIMA_BYTES)  # (then the minima)
+            if batch <= self._probe_items_per_sm(items_name, planes, shared) * self._sm_count:
+                items_kernel = self._probe_kernel(items_name, _probe_items_shared(planes))
+                stage = shared
         if items_kernel is None:
-            stage = _probe_stage_bytes(k, planes) if b_in_place else 0
-            rows = f"oz_probe_rows_given_{part}" if given else f"oz_probe_rows_{in_place}{part}"
-            rows_kernel = self._probe_kernel(rows, 0 if given else _PROBE_STAGE_MAX)
+            rows_name = (
+                f"oz_probe_rows_given_{part}" if given else f"oz_probe_rows_{in_place}{part}"
+            )
+            rows_kernel = self._probe_kernel(rows_name, 0 if given else _PROBE_STAGE_MAX)
             pairs_kernel = self._probe_kernel(f"oz_probe_pairs_{part}")
             deficits_kernel = self._probe_kernel("oz_probe_deficits")
         return _ProbeLaunch(
