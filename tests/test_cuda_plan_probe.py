@@ -417,3 +417,41 @@ def test_probe_out_of_memory_states_its_bytes(rng):
     pool.free_all_blocks()
     want = ozfft.matmul(cp.asnumpy(a), cp.asnumpy(b))  # the default pool again: it runs
     np.testing.assert_array_equal(cp.asnumpy(ozfft.matmul(a, b)), want)
+
+
+def test_a_probe_read_dropped_unread_parks_its_buffer(rng):
+    """Where a prepared default call raises after queueing the probe's read (its product's
+    output does not fit), the read's page-locked buffer is parked, not given back to cupy's
+    pool, while the copy may still write it (behind ~10 ms of other work on the stream);
+    a later call takes it back once the copy is done and gives the NumPy engine's bits."""
+    import gc
+
+    from ozfft.engines.cuda import engine as cuda_module
+
+    a = cp.asarray(phi_matrix(rng, (200, 64, 64), 0.5, np.complex128))
+    b = cp.asarray(phi_matrix(rng, (200, 64, 64), 0.5, np.complex128))
+    want = ozfft.matmul(cp.asnumpy(a), cp.asnumpy(b))
+    np.testing.assert_array_equal(cp.asnumpy(ozfft.matmul(a, b)), want)  # (prepared here)
+    device = cp.cuda.runtime.getDevice()
+    kept = {slot[1] for slot in cuda_module._KEPT.reads[device]}  # the buffers' addresses
+    parked = cuda_module._KEPT.parked_reads.setdefault(device, [])
+    assert kept and not parked
+    stream = cp.cuda.Stream(non_blocking=True)
+    with stream:
+        busy, out = cp.ones((4096, 4096)), cp.empty((4096, 4096))
+        stream.synchronize()
+        for _ in range(4):  # ~10 ms of work ahead of the probe on this stream
+            cp.matmul(busy, busy, out=out)
+        pool = cp.cuda.MemoryPool()  # the probe's state fits, the product's output not
+        pool.set_limit(size=a.nbytes // 2)
+        with cp.cuda.using_allocator(pool.malloc):
+            with pytest.raises(ozfft.DeviceMemoryError, match="needs"):
+                ozfft.matmul(a, b)
+        gc.collect()  # (the exception's frames held the pending probe)
+        assert len(parked) == 1 and parked[0][1] in kept  # (a kept buffer, not freed)
+        stream.synchronize()
+        got = ozfft.matmul(a, b)  # takes the parked buffer back (its copy is done)
+        stream.synchronize()
+    assert not parked
+    assert kept <= {slot[1] for slot in cuda_module._KEPT.reads[device]}
+    np.testing.assert_array_equal(cp.asnumpy(got), want)

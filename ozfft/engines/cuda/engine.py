@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import math
 import threading
+import weakref
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass
@@ -2123,12 +2124,14 @@ _READ_BYTES = 128
 class _Kept(threading.local):
     """What the engine keeps per thread and device (events belong to a device; new ones,
     and page-locked buffers, cost ~10 µs of host time per call): :func:`_read_async`'s
-    page-locked buffers and events, reused once read; :func:`_fork_point`'s events and
+    page-locked buffers and events, reused once read, and those of reads dropped unread
+    (parked until their copy is done); :func:`_fork_point`'s events and
     the side stream (of the device's highest priority, so that its short kernels take SMs
     as the main stream's blocks retire); the small products' flagged NaN/Inf counts."""
 
     def __init__(self) -> None:
         self.reads: dict[int, list[tuple[np.ndarray, int, Any]]] = {}
+        self.parked_reads: dict[int, list[tuple[np.ndarray, int, Any]]] = {}
         self.fork_events: dict[int, list[Any]] = {}
         self.side_streams: dict[int, Any] = {}
         self.counts: dict[int, FlaggedCounts] = {}
@@ -2185,11 +2188,21 @@ def _read_async(cp: Any, values: Any, count: int) -> Callable[[], np.ndarray]:
     """The first ``count`` values of a device array, copied asynchronously into page-locked
     memory with an event behind the copy: the returned function waits for that event (the
     kernels queued before it), not for work queued since, and returns the host values (a
-    copy: the page-locked buffer goes back to the thread's kept ones)."""
+    copy: the page-locked buffer goes back to the thread's kept ones).
+
+    A read dropped unread (its caller raised in between, say) parks its buffer until the
+    copy is done, so that no page-locked memory goes back to cupy's pool while the copy
+    may still write it; a later read takes the finished ones back."""
     import cupyx
 
     nbytes = count * values.dtype.itemsize
-    free = _KEPT.reads.setdefault(cp.cuda.runtime.getDevice(), [])
+    device = cp.cuda.runtime.getDevice()
+    free = _KEPT.reads.setdefault(device, [])
+    parked = _KEPT.parked_reads.setdefault(device, [])
+    for finished in [p for p in parked if p[2].done]:  # (a query: no wait)
+        parked.remove(finished)
+        if finished[0].nbytes == _READ_BYTES:
+            free.append(finished)
     if free and nbytes <= _READ_BYTES:
         slot = free.pop()
     else:
@@ -2205,10 +2218,12 @@ def _read_async(cp: Any, values: Any, count: int) -> Callable[[], np.ndarray]:
         if not taken:
             done.synchronize()
             taken.append(host[:nbytes].view(values.dtype).copy())
+            unread.detach()
             if host.nbytes == _READ_BYTES:
                 free.append(slot)
         return taken[0]
 
+    unread = weakref.finalize(read, parked.append, slot)
     return read
 
 
