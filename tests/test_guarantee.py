@@ -386,6 +386,34 @@ def test_plan_does_not_depend_on_the_block_size(dtype, rng, monkeypatch):
                 np.testing.assert_array_equal(x, y)
 
 
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.complex64, np.complex128])
+def test_stacked_split_search_is_the_count_by_count_search(dtype, monkeypatch):
+    """The split search evaluates every moduli count at once for small operands and count
+    by count for large ones (``_STACKED_SPLIT_BYTES``): the same plans (one operand split
+    or both, at the default count and above it, native) and the same bits either way, with
+    the guarantee's bound kept."""
+    rng = np.random.default_rng(1)  # (these cases reach every kind of plan below)
+    shapes = [((8, 30), (30, 6), 8.0, 8.0), ((8, 30), (30, 6), 12.0, 12.0),
+              ((16, 16), (16, 9), 16.0, 16.0), ((3, 20, 40), (3, 40, 12), 4.0, 4.0),
+              ((16, 40), (40, 9), 24.0, 24.0), ((12, 50), (50, 7), 0.5, 8.0),
+              ((9, 50), (50, 10), 6.0, 6.0)]  # fmt: skip
+    cases = [(wide(rng, sa, pa, dtype), wide(rng, sb, pb, dtype)) for sa, sb, pa, pb in shapes]
+    plans = []
+    for a, b in cases:
+        monkeypatch.setattr(scheme, "_STACKED_SPLIT_BYTES", 0)
+        plan, got = matmul_plan(a, b), ozfft.matmul(a, b)
+        monkeypatch.undo()
+        assert matmul_plan(a, b) == plan
+        np.testing.assert_array_equal(ozfft.matmul(a, b), got)
+        plans.append(plan)
+        if not plan.native and a.ndim == 2:
+            assert bound_ratio(a, b, got, _precision(dtype)) <= 1.0
+    base = bounds.default_moduli("fp64", "fast")
+    assert any(p.products == 4 for p in plans), plans
+    assert any(p.products > 1 and p.moduli > base for p in plans), plans
+    assert any(p.native for p in plans), plans
+
+
 def test_split_plan_matches_its_parts(rng):
     """A split product is the compensated sum of its exact hi/lo products."""
     a = wide(rng, (8, 30), 8.0)

@@ -116,6 +116,10 @@ SPLIT_ROUNDING = "trunc"
 _OVERFLOW_EXP = {53: 1024, 24: 128, 11: 16}
 #: "infinitely many bits": a deficit no moduli count can meet
 _NEVER = 1 << 24
+#: most bytes of one operand's remainders the split search forms at once, every moduli
+#: count's stacked (one evaluation of the counts, one read: :meth:`_Planner._first_split`);
+#: a larger operand forms one count's remainder at a time
+_STACKED_SPLIT_BYTES = 1 << 26
 #: "no inner-index subset given": the decision picks it (:func:`_subset`; its own None
 #: means all of k)
 _PICK = object()
@@ -578,7 +582,8 @@ def _min_exponent(xp, x: Any) -> Any:
 
 
 def _remainder(xp, x: Any, shift: Any) -> Any:
-    """``x - trunc(2**shift x) 2**-shift``, exactly (the part the first scaling drops)."""
+    """``x - trunc(2**shift x) 2**-shift``, exactly (the part the first scaling drops);
+    ``shift`` ``(..., rows)``, or ``(counts, ..., rows)`` for a remainder per count."""
     s = shift[..., None].astype(xp.int32)
 
     def rem(p: Any) -> Any:
@@ -586,7 +591,7 @@ def _remainder(xp, x: Any, shift: Any) -> Any:
 
     if not xp.iscomplexobj(x):
         return rem(x)
-    out = xp.empty(x.shape, x.dtype)
+    out = xp.empty(np.broadcast_shapes(x.shape, s.shape), x.dtype)
     out.real = rem(x.real)
     out.imag = rem(x.imag)
     return out
@@ -946,7 +951,8 @@ class _Planner:
         if n is not None:
             return MatmulPlan(n, reason=f"{n} moduli proved")
         need_a, need_b = (bool(v > 0) for v in deficits[-1])
-        for split_a, split_b in ((need_a, need_b), (True, True)):
+        # (both needed: the two searches are one, so it runs once)
+        for split_a, split_b in dict.fromkeys(((need_a, need_b), (True, True))):
             products = (1 + split_a) * (1 + split_b)
             if products > MAX_PRODUCTS or not (split_a or split_b):
                 continue
@@ -988,6 +994,30 @@ class _Planner:
         op.cache[key] = (sigma, lo, sigma_lo, lo_zero)
         return op.cache[key]
 
+    def _stacked_split(self, op: _Operand, counts: range, split: bool):
+        """:meth:`split_shifts` of every count in ``counts`` at once: ``(sigma, exact,
+        keep)`` with the shifts the deficit reads, ``(len(counts), ..., rows)`` (the
+        remainder's where ``split``), the rows that need nothing, and ``keep(i)``, count
+        ``i``'s :meth:`split_shifts` tuple."""
+        xp = self.xp
+        budgets = tuple(int8_system(n).budget_bits for n in counts)
+        sigma = self.engine.fast_shift(op.max_exp, self._fast_stats(op), budgets)
+        if not split:
+            return sigma, op.zero, lambda i: (sigma[i], None, None, None)
+        with self.timer("guarantee"):
+            lo = _remainder(xp, op.x, sigma)  # (counts, ..., rows, k)
+        lo_stats = self.engine.row_stats(lo, op.name, need_sumsq=True)
+        # every budget on every count's remainder, (counts, counts, ..., rows): the diagonal
+        every = self.engine.fast_shift(lo_stats.max_exp, lo_stats.sumsq, budgets)
+        at = xp.arange(len(counts))
+        sigma_lo = every[at, at]
+        lo_zero = lo_stats.max_exp == ZERO_ROW_EXP
+        return (
+            sigma_lo,
+            op.zero | lo_zero,
+            lambda i: (sigma[i], lo[i].copy(), sigma_lo[i], lo_zero[i]),  # (not the stack)
+        )
+
     def _no_maxima(self) -> bool:
         return not (self.a.max_exp.size and self.b.max_exp.size)
 
@@ -1014,11 +1044,38 @@ class _Planner:
         self.pairing.ma = self.pairing.mb = None
 
     def _first_split(self, split_a: bool, split_b: bool) -> int | None:
+        """The fewest moduli (from the default) whose split products meet the bound, or
+        None: every count's deficits at once where the operands are small enough
+        (:data:`_STACKED_SPLIT_BYTES`), else count by count (the same answer)."""
         xp = self.xp
         products = (1 + split_a) * (1 + split_b)
         r = truncation_budget(self.k, self.precision, self.out_bits, products)
         ra, rb = self.pair if self.pair is not None else (None, None)
-        for n in range(self.base, self.max_moduli + 1):
+        counts = range(self.base, self.max_moduli + 1)
+        if all(
+            op.x.nbytes * len(counts) <= _STACKED_SPLIT_BYTES
+            for op, split in ((self.a, split_a), (self.b, split_b))
+            if split
+        ):
+            sides = [self._stacked_split(self.a, counts, split_a),
+                     self._stacked_split(self.b, counts, split_b)]  # fmt: skip
+            with self.timer("guarantee"):
+                ds = [
+                    _side_deficit(xp, op, sigma, exact, pair, self.pairing.g, r)
+                    for op, pair, (sigma, exact, _) in zip(
+                        (self.a, self.b), (ra, rb), sides, strict=True
+                    )
+                ]
+                deficits = _to_host(xp, xp.stack(ds, axis=-1)).tolist()
+            for i, (n, (da, db)) in enumerate(zip(counts, deficits, strict=True)):
+                if da <= 0 and db <= 0:
+                    for op, split, (_, _, keep) in zip(
+                        (self.a, self.b), (split_a, split_b), sides, strict=True
+                    ):
+                        op.cache = {(n, split): keep(i)}  # what the products read
+                    return n
+            return None
+        for n in counts:
             shifts = [self.split_shifts(self.a, n, split_a), self.split_shifts(self.b, n, split_b)]
             ds = []
             with self.timer("guarantee"):
