@@ -358,7 +358,7 @@ class CudaEngine(Engine):
         self._cp = cupy
         self._clock = CudaEventClock(cupy)
         self._cublas = cublas
-        self._sm_count = cupy.cuda.Device().attributes["MultiProcessorCount"]
+        self._sm_counts: dict[int, int] = {}  # per device id
         self._probe_items_fit: dict[tuple, int] = {}
         self._flags: dict[int, MappedFlags] = {}  # per device id
         self._rule_args: dict[tuple, Any] = {}  # (device id, arguments) -> int64 array
@@ -532,6 +532,16 @@ class CudaEngine(Engine):
         return out
 
     # -- helpers -------------------------------------------------------------------
+    @property
+    def _sm_count(self) -> int:
+        """The current device's SM count (grids sized for it; devices may differ)."""
+        device = self._cp.cuda.runtime.getDevice()
+        count = self._sm_counts.get(device)
+        if count is None:
+            count = self._cp.cuda.Device(device).attributes["MultiProcessorCount"]
+            self._sm_counts[device] = count
+        return count
+
     def _as_rows(self, x: Any):
         """``x`` as a contiguous float64 array of rows: (rows, k * parts), parts, k."""
         cp = self._cp
