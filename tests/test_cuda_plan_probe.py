@@ -431,6 +431,8 @@ def test_a_probe_read_dropped_unread_parks_its_buffer(rng):
     a = cp.asarray(phi_matrix(rng, (200, 64, 64), 0.5, np.complex128))
     b = cp.asarray(phi_matrix(rng, (200, 64, 64), 0.5, np.complex128))
     want = ozfft.matmul(cp.asnumpy(a), cp.asnumpy(b))
+    gc.collect()  # (reads earlier tests dropped: parked now, their copies done below)
+    cp.cuda.Device().synchronize()
     np.testing.assert_array_equal(cp.asnumpy(ozfft.matmul(a, b)), want)  # (prepared here)
     device = cp.cuda.runtime.getDevice()
     kept = {slot[1] for slot in cuda_module._KEPT.reads[device]}  # the buffers' addresses

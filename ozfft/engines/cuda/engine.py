@@ -2209,10 +2209,11 @@ def _read_async(cp: Any, values: Any, count: int) -> Callable[[], np.ndarray]:
     device = cp.cuda.runtime.getDevice()
     free = _KEPT.reads.setdefault(device, [])
     parked = _KEPT.parked_reads.setdefault(device, [])
-    for finished in [p for p in parked if p[2].done]:  # (a query: no wait)
-        parked.remove(finished)
-        if finished[0].nbytes == _READ_BYTES:
-            free.append(finished)
+    for at in reversed(range(len(parked))):  # by place: any of them may be done first
+        if parked[at][2].done:  # (a query: no wait)
+            finished = parked.pop(at)
+            if finished[0].nbytes == _READ_BYTES:
+                free.append(finished)
     if free and nbytes <= _READ_BYTES:
         slot = free.pop()
     else:
@@ -2234,6 +2235,7 @@ def _read_async(cp: Any, values: Any, count: int) -> Callable[[], np.ndarray]:
         return taken[0]
 
     unread = weakref.finalize(read, parked.append, slot)
+    unread.atexit = False  # (nothing to keep at exit)
     return read
 
 
