@@ -386,32 +386,47 @@ def test_plan_does_not_depend_on_the_block_size(dtype, rng, monkeypatch):
                 np.testing.assert_array_equal(x, y)
 
 
-@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.complex64, np.complex128])
-def test_stacked_split_search_is_the_count_by_count_search(dtype, monkeypatch):
-    """The split search evaluates every moduli count at once for small operands and count
-    by count for large ones (``_STACKED_SPLIT_BYTES``): the same plans (one operand split
-    or both, at the default count and above it, native) and the same bits either way, with
-    the guarantee's bound kept."""
-    rng = np.random.default_rng(1)  # (these cases reach every kind of plan below)
-    shapes = [((8, 30), (30, 6), 8.0, 8.0), ((8, 30), (30, 6), 12.0, 12.0),
-              ((16, 16), (16, 9), 16.0, 16.0), ((3, 20, 40), (3, 40, 12), 4.0, 4.0),
-              ((16, 40), (40, 9), 24.0, 24.0), ((12, 50), (50, 7), 0.5, 8.0),
-              ((9, 50), (50, 10), 6.0, 6.0)]  # fmt: skip
-    cases = [(wide(rng, sa, pa, dtype), wide(rng, sb, pb, dtype)) for sa, sb, pa, pb in shapes]
+def test_stacked_split_search_is_the_count_by_count_search(monkeypatch):
+    """The split search evaluates every moduli count at once on engines that search so
+    (``Engine.stacked_split_search``, for operands of up to ``_STACKED_SPLIT_BYTES``) and
+    count by count elsewhere: on a seeded sweep of wide-range products (four dtypes, both
+    modes, both precisions, stacks, rows of small integers, whose remainders are zero) the
+    same plans and the same bits either way. The sweep reaches splits of one operand and
+    of both, at the default count and above it, and native plans."""
+    rng = np.random.default_rng(5)
+    calls = []
+    stacked_split = scheme._Planner._stacked_split
+
+    def spy(self, op, counts, split):
+        sigma, exact, keep = stacked_split(self, op, counts, split)
+        calls.append(bool(split) and bool((exact & ~op.zero).any()))  # zero remainders
+        return sigma, exact, keep
+
+    monkeypatch.setattr(scheme._Planner, "_stacked_split", spy)
     plans = []
-    for a, b in cases:
-        monkeypatch.setattr(scheme, "_STACKED_SPLIT_BYTES", 0)
-        plan, got = matmul_plan(a, b), ozfft.matmul(a, b)
-        monkeypatch.undo()
-        assert matmul_plan(a, b) == plan
-        np.testing.assert_array_equal(ozfft.matmul(a, b), got)
-        plans.append(plan)
-        if not plan.native and a.ndim == 2:
-            assert bound_ratio(a, b, got, _precision(dtype)) <= 1.0
-    base = bounds.default_moduli("fp64", "fast")
-    assert any(p.products == 4 for p in plans), plans
-    assert any(p.products > 1 and p.moduli > base for p in plans), plans
-    assert any(p.native for p in plans), plans
+    for _ in range(48):
+        dtype = rng.choice([np.float32, np.float64, np.complex64, np.complex128])
+        k, m, n = (int(v) for v in rng.integers((3, 1, 1), (120, 24, 24)))
+        batch = () if rng.random() < 0.7 else (int(rng.integers(2, 4)),)
+        a = wide(rng, (*batch, m, k), float(rng.uniform(2, 20)), dtype)
+        b = wide(rng, (*batch, k, n), float(rng.uniform(0.5, 20)), dtype)
+        if rng.random() < 0.3:  # a row of small integers among wide-range ones
+            a[..., int(rng.integers(m)), :] = rng.integers(-3, 4, k)
+        mode = str(rng.choice(["fast", "accurate"]))
+        precision = "fp64" if rng.random() < 0.75 else "fp32"
+        monkeypatch.setattr(NumpyEngine, "stacked_split_search", False)
+        plan = matmul_plan(a, b, mode=mode, precision=precision)
+        want = ozfft.matmul(a, b, mode=mode, precision=precision)
+        monkeypatch.setattr(NumpyEngine, "stacked_split_search", True)
+        assert matmul_plan(a, b, mode=mode, precision=precision) == plan
+        np.testing.assert_array_equal(ozfft.matmul(a, b, mode=mode, precision=precision), want)
+        plans.append((plan, bounds.default_moduli(precision, mode)))
+    assert any(p.split_a != p.split_b for p, _ in plans), plans
+    assert any(p.products == 4 for p, _ in plans), plans
+    assert any(p.products == 2 and p.moduli > base for p, base in plans), plans
+    assert any(p.products == 4 and p.moduli > base for p, base in plans), plans
+    assert any(p.native for p, _ in plans), plans
+    assert any(calls), "no split search met a remainder that is zero"
 
 
 def test_split_plan_matches_its_parts(rng):

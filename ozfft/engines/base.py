@@ -198,6 +198,11 @@ class Engine(abc.ABC):
     #: whether :meth:`tiled_plan_probe` may answer for operands of any k given their
     #: statistics (callers skip preparing its inputs otherwise)
     has_plan_probe: ClassVar[bool] = False
+    #: whether the accuracy plan's split search evaluates every moduli count at once (one
+    #: round of work and one read) rather than count by count, stopping at the first that
+    #: suffices: worth it where each step costs a launch and a read (a GPU), not where
+    #: steps are array work alone (the same plan and bits either way)
+    stacked_split_search: ClassVar[bool] = False
 
     @property
     @abc.abstractmethod

@@ -117,9 +117,11 @@ _OVERFLOW_EXP = {53: 1024, 24: 128, 11: 16}
 #: "infinitely many bits": a deficit no moduli count can meet
 _NEVER = 1 << 24
 #: most bytes of one operand's remainders the split search forms at once, every moduli
-#: count's stacked (one evaluation of the counts, one read: :meth:`_Planner._first_split`);
-#: a larger operand forms one count's remainder at a time
-_STACKED_SPLIT_BYTES = 1 << 26
+#: count's stacked, on engines that search so (:attr:`Engine.stacked_split_search`;
+#: :meth:`_Planner._first_split`); a larger operand forms one count's remainder at a time
+#: (the stack takes a few temporaries of its size, which the plan's memory check does
+#: not count)
+_STACKED_SPLIT_BYTES = 1 << 24
 #: "no inner-index subset given": the decision picks it (:func:`_subset`; its own None
 #: means all of k)
 _PICK = object()
@@ -1045,14 +1047,15 @@ class _Planner:
 
     def _first_split(self, split_a: bool, split_b: bool) -> int | None:
         """The fewest moduli (from the default) whose split products meet the bound, or
-        None: every count's deficits at once where the operands are small enough
-        (:data:`_STACKED_SPLIT_BYTES`), else count by count (the same answer)."""
+        None: every count's deficits at once where the engine searches so and the
+        operands are small enough (:data:`_STACKED_SPLIT_BYTES`), else count by count
+        (the same answer)."""
         xp = self.xp
         products = (1 + split_a) * (1 + split_b)
         r = truncation_budget(self.k, self.precision, self.out_bits, products)
         ra, rb = self.pair if self.pair is not None else (None, None)
         counts = range(self.base, self.max_moduli + 1)
-        if all(
+        if self.engine.stacked_split_search and all(
             op.x.nbytes * len(counts) <= _STACKED_SPLIT_BYTES
             for op, split in ((self.a, split_a), (self.b, split_b))
             if split

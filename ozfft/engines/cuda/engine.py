@@ -350,6 +350,7 @@ class CudaEngine(Engine):
 
     name = "cuda"
     has_plan_probe = True
+    stacked_split_search = True
 
     def __init__(self) -> None:
         import cupy
