@@ -13,32 +13,16 @@ scheme is its inner plan's.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from ..engines.base import Engine
 from .execute import ColumnsExecutor, FFTExecutor, cmul
-from .plan import FFTPlan, bluestein_length
+from .plan import BluesteinPlan, FFTPlan, bluestein_length
 from .roots import float_roots
 
 __all__ = ["BluesteinExecutor", "BluesteinPlan", "bluestein_length", "build_bluestein_plan"]
-
-
-@dataclass(frozen=True)
-class BluesteinPlan:
-    """Chirp-z for length ``n`` through a length-``m`` power-of-two ``inner`` plan."""
-
-    n: int
-    m: int
-    chirp: np.ndarray  #: exp(-i pi j**2 / n), j < n, read-only
-    kernel_hat: np.ndarray  #: FFT_m of the wrapped conjugate chirp, read-only
-    inner: FFTPlan
-
-    @property
-    def nbytes(self) -> int:
-        return self.inner.nbytes + self.chirp.nbytes + self.kernel_hat.nbytes
 
 
 def build_bluestein_plan(n: int, inner: FFTPlan, inner_executor: FFTExecutor) -> FFTPlan:

@@ -1,6 +1,7 @@
 """FFT plans: immutable host descriptions — factorization and stage matrices with the
-twiddles folded in. Engines prepare a plan into an executor (:mod:`.executors`); the
-cache of plans lives in :mod:`.cache`, Bluestein's chirp-z in :mod:`.bluestein`.
+twiddles folded in. Engines prepare a plan into an executor (:mod:`.execute`); the
+cache of plans lives in :mod:`.cache`, and Bluestein's chirp-z is built and run in
+:mod:`.bluestein`.
 
 For ``n = r_1 r_2 ... r_s`` (input digits ``j_1`` most significant, output digits ``k_1``
 least significant) stage 1 is ``F_{r_1}`` on the leading input digit; stage ``l >= 2``
@@ -37,7 +38,6 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -45,15 +45,13 @@ from ..ozaki.fixed_point import FORMATS, DigitFormat
 from ..ozaki.residue_system import int8_system
 from .roots import MAX_ROOT_BITS, fixed_roots
 
-if TYPE_CHECKING:
-    from .bluestein import BluesteinPlan
-
 __all__ = [
     "MAX_DIRECT",
     "MAX_FIXED",
     "MAX_MULTIPASS",
     "MAX_PASS",
     "MAX_RADIX",
+    "BluesteinPlan",
     "FFTPlan",
     "FourStep",
     "Stage",
@@ -192,6 +190,22 @@ class FourStep:
     @property
     def pass_count(self) -> int:
         return self.inner_a.pass_count + 1
+
+
+@dataclass(frozen=True)
+class BluesteinPlan:
+    """Chirp-z for length ``n`` through a length-``m`` power-of-two ``inner`` plan
+    (built by :func:`ozfft.fourier.bluestein.build_bluestein_plan`)."""
+
+    n: int
+    m: int
+    chirp: np.ndarray  #: exp(-i pi j**2 / n), j < n, read-only
+    kernel_hat: np.ndarray  #: FFT_m of the wrapped conjugate chirp, read-only
+    inner: FFTPlan
+
+    @property
+    def nbytes(self) -> int:
+        return self.inner.nbytes + self.chirp.nbytes + self.kernel_hat.nbytes
 
 
 @dataclass(frozen=True)
