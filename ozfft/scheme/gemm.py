@@ -976,31 +976,16 @@ class _Planner:
         return op.sumsq
 
     def split_shifts(self, op: _Operand, n: int, split: bool):
-        """Fast-mode shifts at ``n`` moduli; for a split operand also its remainder,
-        the remainder's shifts and the rows whose remainder is zero."""
-        xp = self.xp
-        key = (n, split)
-        if key in op.cache:
-            return op.cache[key]
-        budget = int8_system(n).budget_bits
-        sigma = self.engine.fast_shift(op.max_exp, self._fast_stats(op), budget)
-        if not split:
-            op.cache[key] = (sigma, None, None, None)
-            return op.cache[key]
-        op.cache = {}  # one remainder at a time: it is as large as the operand
-        with self.timer("guarantee"):
-            lo = _remainder(xp, op.x, sigma)
-        lo_stats = self.engine.row_stats(lo, op.name, need_sumsq=True)
-        sigma_lo = self.engine.fast_shift(lo_stats.max_exp, lo_stats.sumsq, budget)
-        lo_zero = lo_stats.max_exp == ZERO_ROW_EXP
-        op.cache[key] = (sigma, lo, sigma_lo, lo_zero)
-        return op.cache[key]
+        """What the split products of the plan :meth:`_first_split` chose read (``n``
+        moduli): the fast-mode shifts; for a split operand also its remainder, the
+        remainder's shifts and the rows whose remainder is zero."""
+        return op.cache[(n, split)]
 
     def _stacked_split(self, op: _Operand, counts: range, split: bool):
-        """:meth:`split_shifts` of every count in ``counts`` at once: ``(sigma, exact,
-        keep)`` with the shifts the deficit reads, ``(len(counts), ..., rows)`` (the
-        remainder's where ``split``), the rows that need nothing, and ``keep(i)``, count
-        ``i``'s :meth:`split_shifts` tuple."""
+        """:meth:`split_shifts` of every count in ``counts`` at once (one or several):
+        ``(sigma, exact, keep)`` with the shifts the deficit reads, ``(len(counts), ...,
+        rows)`` (the remainder's where ``split``), the rows that need nothing, and
+        ``keep(i)``, count ``i``'s :meth:`split_shifts` tuple (views of the stacks)."""
         xp = self.xp
         budgets = tuple(int8_system(n).budget_bits for n in counts)
         sigma = self.engine.fast_shift(op.max_exp, self._fast_stats(op), budgets)
@@ -1017,7 +1002,7 @@ class _Planner:
         return (
             sigma_lo,
             op.zero | lo_zero,
-            lambda i: (sigma[i], lo[i].copy(), sigma_lo[i], lo_zero[i]),  # (not the stack)
+            lambda i: (sigma[i], lo[i], sigma_lo[i], lo_zero[i]),
         )
 
     def _no_maxima(self) -> bool:
@@ -1047,21 +1032,23 @@ class _Planner:
 
     def _first_split(self, split_a: bool, split_b: bool) -> int | None:
         """The fewest moduli (from the default) whose split products meet the bound, or
-        None: every count's deficits at once where the engine searches so and the
-        operands are small enough (:data:`_STACKED_SPLIT_BYTES`), else count by count
-        (the same answer)."""
+        None (then :meth:`split_shifts` holds the chosen count's shifts): every count's
+        deficits at once where the engine searches so and the operands are small enough
+        (:data:`_STACKED_SPLIT_BYTES`), else count by count, one remainder at a time (the
+        same answer)."""
         xp = self.xp
         products = (1 + split_a) * (1 + split_b)
         r = truncation_budget(self.k, self.precision, self.out_bits, products)
         ra, rb = self.pair if self.pair is not None else (None, None)
         counts = range(self.base, self.max_moduli + 1)
-        if self.engine.stacked_split_search and all(
+        stacked = self.engine.stacked_split_search and all(
             op.x.nbytes * len(counts) <= _STACKED_SPLIT_BYTES
             for op, split in ((self.a, split_a), (self.b, split_b))
             if split
-        ):
-            sides = [self._stacked_split(self.a, counts, split_a),
-                     self._stacked_split(self.b, counts, split_b)]  # fmt: skip
+        )
+        for group in [counts] if stacked else [range(n, n + 1) for n in counts]:
+            sides = [self._stacked_split(self.a, group, split_a),
+                     self._stacked_split(self.b, group, split_b)]  # fmt: skip
             with self.timer("guarantee"):
                 ds = [
                     _side_deficit(xp, op, sigma, exact, pair, self.pairing.g, r)
@@ -1070,29 +1057,14 @@ class _Planner:
                     )
                 ]
                 deficits = _to_host(xp, xp.stack(ds, axis=-1)).tolist()
-            for i, (n, (da, db)) in enumerate(zip(counts, deficits, strict=True)):
+            for i, (n, (da, db)) in enumerate(zip(group, deficits, strict=True)):
                 if da <= 0 and db <= 0:
                     for op, split, (_, _, keep) in zip(
                         (self.a, self.b), (split_a, split_b), sides, strict=True
                     ):
                         op.cache = {(n, split): keep(i)}  # what the products read
                     return n
-            return None
-        for n in counts:
-            shifts = [self.split_shifts(self.a, n, split_a), self.split_shifts(self.b, n, split_b)]
-            ds = []
-            with self.timer("guarantee"):
-                for op, split, pair, (sigma, _, sigma_lo, lo_zero) in zip(
-                    (self.a, self.b), (split_a, split_b), (ra, rb), shifts, strict=True
-                ):
-                    if split:
-                        sigma, exact = sigma_lo, op.zero | lo_zero
-                    else:
-                        exact = op.zero
-                    ds.append(_side_deficit(xp, op, sigma, exact, pair, self.pairing.g, r))
-                da, db = _to_host(xp, xp.stack(ds)).tolist()
-            if da <= 0 and db <= 0:
-                return n
+            del sides, ds  # (one group's remainders at a time)
         return None
 
 
