@@ -91,6 +91,12 @@ def test_plan_allocation_failures_on_a_device_state_the_bytes():
         with scheme._plan_memory(_Device(), a, bt.shape[-2]):
             raise MemoryError("out of device memory")
     assert info.value.needed_bytes >= 8 * 4 * scheme._BLOCK_ENTRIES + 16 * (3 + 4) * 5
+    # a stack's estimate counts every item's rows (not one item's): 1000 items of 64 x 64
+    stack = np.ones((1000, 64, 64), np.complex128)
+    with pytest.raises(ozfft.DeviceMemoryError, match=r"stack of 1000 64x64x64 products") as many:
+        with scheme._plan_memory(_Device(), stack, 64):
+            raise MemoryError("out of device memory")
+    assert many.value.needed_bytes >= 8 * 4 * scheme._BLOCK_ENTRIES + 16 * 1000 * (64 + 64) * 64
     own = ozfft.DeviceMemoryError("the product", 123)
     with pytest.raises(ozfft.DeviceMemoryError) as same:
         with scheme._plan_memory(_Device(), a, bt.shape[-2]):

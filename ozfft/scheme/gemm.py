@@ -1127,11 +1127,14 @@ def _plan_memory(engine: Engine, a: Any, n: int) -> Iterator[None]:
     except MemoryError as exc:
         if engine.xp is np:
             raise
-        m, k = a.shape[-2:]
+        *batch, m, k = a.shape
+        items = math.prod(batch)
         parts = 2 if engine.xp.iscomplexobj(a) else 1
-        needed = 8 * (4 * _BLOCK_ENTRIES + (m + n) * k * parts)
-        what = f"the accuracy plan of an emulated {m}x{k}x{n} product"
-        raise DeviceMemoryError(what, needed) from exc
+        # the blocks' temporaries, and a copy of every item's rows of both operands (the
+        # transposed B and the statistics' passes hold that much)
+        needed = 8 * (4 * _BLOCK_ENTRIES + items * (m + n) * k * parts)
+        product = f"{m}x{k}x{n} product" if not batch else f"stack of {items} {m}x{k}x{n} products"
+        raise DeviceMemoryError(f"the accuracy plan of an emulated {product}", needed) from exc
 
 
 class _Reuse(NamedTuple):
