@@ -184,15 +184,15 @@ def test_probe_in_one_launch_for_one_wave_of_items():
 
 def _probes(monkeypatch):
     """The CUDA engine's probe results of the calls that follow, one per probe run (the
-    general path's and the prepared default calls' run the same ``_run_probe``; a probe
-    the decision reads twice is recorded once)."""
+    general path's and the prepared default calls' queue the same ``_queue_probe``; a
+    probe the decision reads twice is recorded once)."""
     from ozfft.engines.cuda.engine import CudaEngine
 
     seen = []
-    probe = CudaEngine._run_probe
+    probe = CudaEngine._queue_probe
 
     def spy(self, *args, **kwargs):
-        pending = probe(self, *args, **kwargs)
+        pending, shifts_at = probe(self, *args, **kwargs)
         read = []
 
         def result():
@@ -201,9 +201,9 @@ def _probes(monkeypatch):
                 seen.append(read[0])
             return read[0]
 
-        return PendingProbe(result, pending.shifts, pending.bt)
+        return PendingProbe(result, pending.shifts, pending.bt), shifts_at
 
-    monkeypatch.setattr(CudaEngine, "_run_probe", spy)
+    monkeypatch.setattr(CudaEngine, "_queue_probe", spy)
     return seen
 
 
@@ -271,10 +271,10 @@ def test_probe_counts_non_finite_entries_once(rng, monkeypatch, default_path):
     from ozfft.engines.cuda.engine import CudaEngine
 
     raised = []
-    probe = CudaEngine._run_probe  # (the general path's probe and the prepared calls')
+    probe = CudaEngine._queue_probe  # (the general path's probe and the prepared calls')
 
     def spy(self, *args, **kwargs):
-        pending = probe(self, *args, **kwargs)
+        pending, shifts_at = probe(self, *args, **kwargs)
 
         def result():
             try:
@@ -283,9 +283,9 @@ def test_probe_counts_non_finite_entries_once(rng, monkeypatch, default_path):
                 raised.append(True)
                 raise
 
-        return PendingProbe(result, pending.shifts, pending.bt)
+        return PendingProbe(result, pending.shifts, pending.bt), shifts_at
 
-    monkeypatch.setattr(CudaEngine, "_run_probe", spy)
+    monkeypatch.setattr(CudaEngine, "_queue_probe", spy)
     # (items wider than 64: three launches; of at most 64 rows and columns: one)
     for m, n in ((70, 130), (40, 50)):
         a = phi_matrix(rng, (3, m, 8), 0.5, np.complex128)
@@ -381,8 +381,9 @@ def test_the_deferred_test_waits_for_the_rows_on_a_users_stream(rng):
 
 def test_prepared_default_call_out_of_memory_states_its_product(rng):
     """A prepared default call whose B the probe must copy (every other column of a wider
-    stack) raises DeviceMemoryError naming the product's m x k x n where that copy does not
-    fit, as the general path's decision does."""
+    stack) raises DeviceMemoryError naming the stack and its products' m x k x n where that
+    copy does not fit, as the general path's decision does, with a lower estimate that
+    counts every item's rows of both operands."""
     a = cp.asarray(phi_matrix(rng, (20, 48, 64), 0.5, np.complex128))
     wide = cp.asarray(phi_matrix(rng, (20, 64, 60), 0.5, np.complex128))
     b = wide[..., ::2]  # (20, 64, 30), not C-contiguous: the probe prepares Bt's rows
@@ -391,9 +392,11 @@ def test_prepared_default_call_out_of_memory_states_its_product(rng):
     pool = cp.cuda.MemoryPool()
     pool.set_limit(size=1024)
     with cp.cuda.using_allocator(pool.malloc):
-        with pytest.raises(ozfft.DeviceMemoryError, match="48x64x30 product needs") as e:
+        with pytest.raises(
+            ozfft.DeviceMemoryError, match="stack of 20 48x64x30 products needs"
+        ) as e:
             ozfft.matmul(a, b)
-    assert e.value.needed_bytes > 0
+    assert e.value.needed_bytes >= a.nbytes + b.nbytes
     pool.free_all_blocks()
     np.testing.assert_array_equal(cp.asnumpy(ozfft.matmul(a, b)), want)
 

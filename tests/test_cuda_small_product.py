@@ -293,10 +293,10 @@ def test_slices_are_the_residues_bits(kw, shape, dtype, rng, monkeypatch):
     run = cuda_engine_module.CudaEngine._run_small_product
     plans = []
 
-    def spy(self, plan, a, bt, shifts, check):  # (every small product runs here)
-        given.append(shifts is not None)
+    def spy(self, plan, a, bt, shifts, check, *, shifts_at=None):  # (every small product
+        given.append(shifts is not None or shifts_at is not None)  # runs here)
         plans.append(plan)
-        return run(self, plan, a, bt, shifts, check)
+        return run(self, plan, a, bt, shifts, check, shifts_at=shifts_at)
 
     monkeypatch.setattr(cuda_engine_module.CudaEngine, "_run_small_product", spy)
     got, prof = _gpu_call(a, b, **kw)
@@ -551,19 +551,19 @@ def test_default_calls_prepared_per_signature(a_shape, b_shape, b_layout, dtype,
     validated = _count_validations(monkeypatch)
     decided, probes = [], []
     decide = linalg.guaranteed_matmul
-    run_probe = cuda_engine_module.CudaEngine._run_probe
+    queue_probe = cuda_engine_module.CudaEngine._queue_probe
 
     def counted_decision(engine, *args, **kwargs):
         decided.extend([] if engine.xp is np else [kwargs.get("probed") is not None])
         return decide(engine, *args, **kwargs)
 
     def counted_probe(self, *args, **kwargs):
-        pending = run_probe(self, *args, **kwargs)
+        pending, shifts_at = queue_probe(self, *args, **kwargs)
         probes.append(pending)
-        return pending
+        return pending, shifts_at
 
     monkeypatch.setattr(linalg, "guaranteed_matmul", counted_decision)
-    monkeypatch.setattr(cuda_engine_module.CudaEngine, "_run_probe", counted_probe)
+    monkeypatch.setattr(cuda_engine_module.CudaEngine, "_queue_probe", counted_probe)
     # a C-contiguous B (binary32 operands: their binary64 copies are) of items the slices
     # kernel takes one a block (more than 32 rows or columns) is read in place by the probe
     # and the product: the probe writes no Bt rows

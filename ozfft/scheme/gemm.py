@@ -44,7 +44,7 @@ from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager, nullcontext
 from dataclasses import dataclass, field, replace
 from functools import cache, lru_cache
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, NoReturn
 
 import numpy as np
 
@@ -1118,23 +1118,26 @@ def plan_matmul(
 def _plan_memory(engine: Engine, a: Any, n: int) -> Iterator[None]:
     """A device allocation failure of the decision's own work on ``a`` and an operand of
     ``n`` columns raised as :class:`DeviceMemoryError` with a lower estimate of the bytes
-    it needs (the NumPy engine's ``MemoryError`` and the engines' own
-    ``DeviceMemoryError`` pass through)."""
+    it needs (:func:`_raise_plan_memory`)."""
     try:
         yield
-    except DeviceMemoryError:
-        raise
     except MemoryError as exc:
-        if engine.xp is np:
-            raise
-        *batch, m, k = a.shape
-        items = math.prod(batch)
-        parts = 2 if engine.xp.iscomplexobj(a) else 1
-        # the blocks' temporaries, and a copy of every item's rows of both operands (the
-        # transposed B and the statistics' passes hold that much)
-        needed = 8 * (4 * _BLOCK_ENTRIES + items * (m + n) * k * parts)
-        product = f"{m}x{k}x{n} product" if not batch else f"stack of {items} {m}x{k}x{n} products"
-        raise DeviceMemoryError(f"the accuracy plan of an emulated {product}", needed) from exc
+        _raise_plan_memory(engine, a, n, exc)
+
+
+def _raise_plan_memory(engine: Engine, a: Any, n: int, exc: MemoryError) -> NoReturn:
+    """:func:`_plan_memory`'s error for ``exc`` (the NumPy engine's ``MemoryError`` and the
+    engines' own ``DeviceMemoryError`` go on as they are)."""
+    if isinstance(exc, DeviceMemoryError) or engine.xp is np:
+        raise exc
+    *batch, m, k = a.shape
+    items = math.prod(batch)
+    parts = 2 if engine.xp.iscomplexobj(a) else 1
+    # the blocks' temporaries, and a copy of every item's rows of both operands (the
+    # transposed B and the statistics' passes hold that much)
+    needed = 8 * (4 * _BLOCK_ENTRIES + items * (m + n) * k * parts)
+    product = f"{m}x{k}x{n} product" if not batch else f"stack of {items} {m}x{k}x{n} products"
+    raise DeviceMemoryError(f"the accuracy plan of an emulated {product}", needed) from exc
 
 
 class _Reuse(NamedTuple):
@@ -1368,9 +1371,11 @@ def guaranteed_product_executor(
         return None
 
     def run(a: Any, b: Any) -> tuple[Any | None, PendingProbe]:
-        with _plan_memory(engine, a, b.shape[-1]):
+        try:  # (as _plan_memory, without a context manager's cost on the call's path)
             out, pending = probed_product(a, b)
             result = pending()
+        except MemoryError as exc:
+            _raise_plan_memory(engine, a, b.shape[-1], exc)
         if not _proves(result) or _near_overflow(result.maxima, out_bits):
             return None, pending
         if logger.isEnabledFor(logging.DEBUG):  # (as _probed_single's line: a and Bt's shapes)

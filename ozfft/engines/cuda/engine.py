@@ -1275,11 +1275,14 @@ class CudaEngine(Engine):
         shared_b = not probe.keeps_bt and probe.b_in_place
 
         def run(a: Any, b: Any) -> tuple[Any, PendingProbe]:
-            bt = b.swapaxes(-1, -2)
+            # (B itself where the probe reads it in place: no transposed views made per call;
+            # the product reads the probe's shifts by address: no arrays made of them)
+            bt = None if probe.b_in_place else b.swapaxes(-1, -2)
             with phase("guarantee", self._clock):
-                pending = self._run_probe(probe, a, bt)
-            operand = bt if shared_b else pending.bt
-            return self._run_small_product(product, a, operand, pending.shifts, False), pending
+                pending, shifts_at = self._queue_probe(probe, a, bt, b, arrays=False)
+            operand = b if shared_b else pending.bt
+            out = self._run_small_product(product, a, operand, None, False, shifts_at=shifts_at)
+            return out, pending
 
         return run
 
@@ -1372,18 +1375,29 @@ class CudaEngine(Engine):
         )
 
     def _run_small_product(
-        self, plan: _SmallLaunch, a: Any, bt: Any, shifts: tuple[Any, Any] | None, check: bool
+        self,
+        plan: _SmallLaunch,
+        a: Any,
+        bt: Any,
+        shifts: tuple[Any, Any] | None,
+        check: bool,
+        *,
+        shifts_at: int | None = None,
     ) -> Any:
         """One call of :meth:`_small_product` as ``plan`` says: the output, the count's
-        zeros (or the given shifts as int32 stacks), a launch per 65535 blocks of items,
-        the count's read where ``check``. Only ``bt``'s address is read unless
-        ``plan.prepare_bt`` (B itself may stand for it where it is read in place)."""
+        zeros (or the given shifts as int32 stacks; ``shifts_at``: the address of such
+        stacks, A's rows then Bt's, as the plan probe writes them), a launch per 65535
+        blocks of items, the count's read where ``check``. Only ``bt``'s address is read
+        unless ``plan.prepare_bt`` (B itself may stand for it where it is read in place)."""
         cp = self._cp
         batch, m, n, k = plan.batch, plan.m, plan.n, plan.k
         if plan.prepare_bt:
             bt = self.prepare_operand(bt)
-        out = self._alloc(
-            "the product", (batch, m, n), plan.out_dtype, batch * m * n * plan.out_dtype.itemsize
+        out = self._alloc(  # (the result's shape: the kernels read the address alone)
+            "the product",
+            (batch, m, n) if plan.result_shape is None else plan.result_shape,
+            plan.out_dtype,
+            batch * m * n * plan.out_dtype.itemsize,
         )
         # (stacks are C-contiguous, B's read in place as well: an item's first entry is the
         # stack's address plus the item's bytes; the shift pointers are not read where the
@@ -1397,6 +1411,9 @@ class CudaEngine(Engine):
         elif plan.in_kernel:  # (counted, not read: no flag)
             counts = cp.zeros(_SP_COUNTS, cp.uint64)
             sa_ptr = sb_ptr = counts_ptr = counts.data.ptr
+        elif shifts_at is not None:
+            sa_ptr, sb_ptr = shifts_at, shifts_at + 4 * batch * m
+            counts_ptr = sa_ptr
         else:  # (the probe's shifts are int32 and contiguous already: no copies)
             sa = _stack_shifts(cp, shifts[0], batch, m)
             sb = _stack_shifts(cp, shifts[1], batch, n)
@@ -1422,7 +1439,7 @@ class CudaEngine(Engine):
             if counted is not None:
                 for i, operand in enumerate(("a", "b")):
                     _raise_non_finite(operand, int(counted[2 * i]), int(counted[2 * i + 1]))
-        return out if plan.result_shape is None else out.reshape(plan.result_shape)
+        return out
 
     def _has_int8_mma(self) -> bool:
         """Whether the current device has ``mma.sync`` m16n8k32 on INT8 (sm_80 on); older
@@ -1648,16 +1665,36 @@ class CudaEngine(Engine):
         stats: tuple[RowStats, RowStats] | None = None,
         index: Any | None = None,
     ) -> PendingProbe:
-        """One :meth:`tiled_plan_probe` as ``plan`` says: the state's allocation and the
-        memset of its head, the rows kernel, and the test (pairs, deficits, read) queued at
-        the first wait on the side stream; or the items kernel (the whole probe) and the
-        read behind it on this stream. ``bt`` as the plan's (B is read in place from it
-        where the plan says so)."""
+        """One :meth:`tiled_plan_probe` as ``plan`` says (:meth:`_queue_probe`; ``bt`` as
+        the plan's: B is read in place from it where the plan says so)."""
+        b = bt.swapaxes(-1, -2) if plan.b_in_place else None
+        return self._queue_probe(plan, a, bt, b, stats, index)[0]
+
+    def _queue_probe(
+        self,
+        plan: _ProbeLaunch,
+        a: Any,
+        bt: Any,
+        b: Any,
+        stats: tuple[RowStats, RowStats] | None = None,
+        index: Any | None = None,
+        *,
+        arrays: bool = True,
+    ) -> tuple[PendingProbe, int | None]:
+        """The probe's launches: the state's allocation and the memset of its head, the
+        rows kernel, and the test (pairs, deficits, read) queued at the first wait on the
+        side stream; or the items kernel (the whole probe) and the read behind it on this
+        stream. ``b``: B itself where the plan reads it in place (``bt`` is then not
+        read), else ``bt``, the plan's. Returns the pending probe and the address of the
+        shifts it writes (A's rows, then Bt's; None where it writes none);
+        ``arrays=False``: :attr:`PendingProbe.shifts` stays None (a caller that reads the
+        shifts by address makes no arrays of them)."""
         cp = self._cp
         batch, m, n, k = plan.batch, plan.m, plan.n, plan.k
-        b = bt.swapaxes(-1, -2) if plan.b_in_place else None  # B, read in place
-        if b is None and not bt.flags.c_contiguous:
-            bt = self.prepare_operand(bt)
+        if not plan.b_in_place:
+            b = None
+            if not bt.flags.c_contiguous:
+                bt = self.prepare_operand(bt)
         words = plan.words
         state = self._alloc(
             "the plan probe's state",
@@ -1666,7 +1703,9 @@ class CudaEngine(Engine):
             8 * words + plan.bt_bytes,
         )
         if plan.keeps_bt:  # Bt's rows, which the rows kernel writes from B
-            bt = cp.ndarray(bt.shape, bt.dtype, state.data + 8 * words)
+            bt = cp.ndarray(
+                (*b.shape[:-2], b.shape[-1], b.shape[-2]), b.dtype, state.data + 8 * words
+            )
         scale = state.data.ptr + 8 * (_PROBE_OUT + plan.tiles)
         q = scale + 8 * plan.tiles
         minima = q + 8 * batch * (m + n)
@@ -1717,19 +1756,23 @@ class CudaEngine(Engine):
             return reads[0]
 
         def result() -> TiledProbe:
-            host = test()()  # (the probe's arrays stay referenced until the read is done)
+            # (the probe's arrays stay referenced until the read is done; one conversion of
+            # the head to Python ints)
+            host = test()()[:_PROBE_OUT].tolist()
             for i, name in enumerate(("a", "b")):
-                _raise_non_finite(name, int(host[6 + 2 * i]), int(host[7 + 2 * i]))
-            maxima = tuple(int(v) ^ _PROBE_MAX_BIAS for v in host[2:6])  # (sign bit flipped)
-            return TiledProbe(int(host[0]), int(host[1]), maxima)
+                _raise_non_finite(name, host[6 + 2 * i], host[7 + 2 * i])
+            maxima = tuple(v ^ _PROBE_MAX_BIAS for v in host[2:6])  # (sign bit flipped)
+            return TiledProbe(host[0], host[1], maxima)
 
-        if shifts is not None:  # A's rows, then Bt's: arrays on its memory (no slicing)
+        shifts_at, arrays_of_shifts = shifts, None
+        if shifts is not None and arrays:  # A's rows, then Bt's: arrays on its memory
             at = state.data + (shifts - state.data.ptr)
-            shifts = (
+            arrays_of_shifts = (
                 cp.ndarray((*plan.batch_shape, m), cp.int32, at),
                 cp.ndarray((*plan.batch_shape, n), cp.int32, at + 4 * batch * m),
             )
-        return PendingProbe(result, shifts, None if b is not None and not plan.keeps_bt else bt)
+        kept_bt = None if b is not None and not plan.keeps_bt else bt
+        return PendingProbe(result, arrays_of_shifts, kept_bt), shifts_at
 
     def _probe_items_per_sm(self, name: str, planes: int, stage: int) -> int:
         """Blocks of the items kernel ``name`` an SM of the current device holds at once with
