@@ -142,7 +142,9 @@ class PendingProbe:
     shifts: ``(shift_a, shift_b)``, the fast-mode shifts of A's and Bt's rows for the
     pass's CRT budget (int32 arrays shaped ``(..., m)`` and ``(..., n)``), where the pass
     formed them from its own statistics, else None; work queued after the pass may read
-    them (:meth:`Engine.fused_fast_product`) before the pass is waited for.
+    them (:meth:`Engine.fused_fast_product`) before the pass is waited for. An engine's
+    own prepared call may read them by address and leave this None; a product given None
+    forms the same shifts itself (the near-overflow product after such a call does).
 
     bt: Bt as C-contiguous rows over k, the prepared operand the caller reads from then
     on: the pass's own copy where it was given a transposed view (it may write that copy
