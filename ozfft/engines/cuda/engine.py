@@ -1277,9 +1277,9 @@ class CudaEngine(Engine):
         def run(a: Any, b: Any) -> tuple[Any, PendingProbe]:
             # (B itself where the probe reads it in place: no transposed views made per call;
             # the product reads the probe's shifts by address: no arrays made of them)
-            bt = None if probe.b_in_place else b.swapaxes(-1, -2)
+            read = b if probe.b_in_place else b.swapaxes(-1, -2)  # (the probe's operand)
             with phase("guarantee", self._clock):
-                pending, shifts_at = self._queue_probe(probe, a, bt, b, arrays=False)
+                pending, shifts_at = self._queue_probe(probe, a, read, arrays=False)
             operand = b if shared_b else pending.bt
             out = self._run_small_product(product, a, operand, None, False, shifts_at=shifts_at)
             return out, pending
@@ -1667,15 +1667,14 @@ class CudaEngine(Engine):
     ) -> PendingProbe:
         """One :meth:`tiled_plan_probe` as ``plan`` says (:meth:`_queue_probe`; ``bt`` as
         the plan's: B is read in place from it where the plan says so)."""
-        b = bt.swapaxes(-1, -2) if plan.b_in_place else None
-        return self._queue_probe(plan, a, bt, b, stats, index)[0]
+        operand = bt.swapaxes(-1, -2) if plan.b_in_place else bt
+        return self._queue_probe(plan, a, operand, stats, index)[0]
 
     def _queue_probe(
         self,
         plan: _ProbeLaunch,
         a: Any,
-        bt: Any,
-        b: Any,
+        operand: Any,
         stats: tuple[RowStats, RowStats] | None = None,
         index: Any | None = None,
         *,
@@ -1684,17 +1683,16 @@ class CudaEngine(Engine):
         """The probe's launches: the state's allocation and the memset of its head, the
         rows kernel, and the test (pairs, deficits, read) queued at the first wait on the
         side stream; or the items kernel (the whole probe) and the read behind it on this
-        stream. ``b``: B itself where the plan reads it in place (``bt`` is then not
-        read), else ``bt``, the plan's. Returns the pending probe and the address of the
+        stream. ``operand``: B itself where the plan reads it in place, else Bt (the
+        plan's ``bt``). Returns the pending probe and the address of the
         shifts it writes (A's rows, then Bt's; None where it writes none);
         ``arrays=False``: :attr:`PendingProbe.shifts` stays None (a caller that reads the
         shifts by address makes no arrays of them)."""
         cp = self._cp
         batch, m, n, k = plan.batch, plan.m, plan.n, plan.k
-        if not plan.b_in_place:
-            b = None
-            if not bt.flags.c_contiguous:
-                bt = self.prepare_operand(bt)
+        b, bt = (operand, None) if plan.b_in_place else (None, operand)
+        if b is None and not bt.flags.c_contiguous:
+            bt = self.prepare_operand(bt)
         words = plan.words
         state = self._alloc(
             "the plan probe's state",
