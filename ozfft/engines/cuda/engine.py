@@ -236,14 +236,15 @@ _PROBE_TILE = 4
 #: stream's fork, where the three launches of a larger stack let its product start after
 #: the rows (docs/perf-notes.md, "The whole probe in one launch")
 _PROBE_ITEMS_MAX = _PROBE_ROWS
-#: the items kernels' dynamic shared memory holds the tile minima of both operands once the
-#: rows are done (``OZ_PROBE_MINIMA_BYTES``: 2 x 16 tiles x 258 words), B's staged columns before
-_PROBE_MINIMA_BYTES = 2 * 16 * 258 * 4
 #: (the inner indices, the given statistics and the shifts' table passed as addresses: 0
 #: where absent)
 _PROBE_ROWS_KINDS = ("ptr", "ptr") + ("i64",) * 11 + ("i32",) * 5 + ("ptr",) * 4 + ("i64",) * 2
 #: the most inner indices of the lower-bound products (``OZ_PROBE_SUBSET``)
 _PROBE_SUBSET = 128
+#: the items kernels' dynamic shared memory holds the tile minima of both operands once the
+#: rows are done (``OZ_PROBE_MINIMA_BYTES``: a block's tiles of each operand, rows of
+#: ``OZ_PROBE_STRIDE`` 4-byte words), B's staged columns before
+_PROBE_MINIMA_BYTES = 2 * (_PROBE_ROWS // _PROBE_TILE) * (2 * _PROBE_SUBSET + 2) * 4
 
 
 def _probe_stage_bytes(k: int, planes: int) -> int:
